@@ -1,0 +1,2 @@
+export type * from './meta.ts';
+export type * from './apiextensions.ts';
