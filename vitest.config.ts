@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // One runner, three projects (STYLE.md "Test layout"): unit must pass offline; `npm test` runs
-// unit and integration; e2e is opt-in.
+// unit and integration; `cluster` needs the real control plane (test/cluster) and runs in .ci/run.
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +20,16 @@ export default defineConfig({
           include: ['packages/*/src/**/*.int.test.ts', 'test/**/*.int.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 600_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/**/*.cluster.test.ts', 'packages/*/src/**/*.cluster.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 1_800_000,
+          fileParallelism: false,
         },
       },
     ],
