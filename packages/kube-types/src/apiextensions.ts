@@ -5,7 +5,8 @@ export interface ValidationRule {
   rule: string;
   message?: string;
   messageExpression?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  reason?:
+    'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
   fieldPath?: string;
   optionalOldSelf?: boolean;
 }

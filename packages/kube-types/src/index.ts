@@ -1,2 +1,3 @@
 export type * from './meta.ts';
 export type * from './apiextensions.ts';
+export type * from './core.gen.ts';

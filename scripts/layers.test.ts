@@ -1,0 +1,34 @@
+// The package layer table (layers.json) is the single source of truth: each workspace package
+// must declare exactly the workspace dependencies it is allowed, and every package is listed.
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../', import.meta.url);
+const layers = JSON.parse(readFileSync(new URL('layers.json', root), 'utf8')) as Record<
+  string,
+  string[]
+>;
+const packages = readdirSync(new URL('packages/', root));
+
+describe('package layers', () => {
+  it('lists every package in layers.json', () => {
+    expect(
+      Object.keys(layers)
+        .filter((k) => !k.startsWith('$'))
+        .sort(),
+    ).toEqual([...packages].sort());
+  });
+  for (const name of packages) {
+    it(`${name} depends only on the packages layers.json allows`, () => {
+      const pkg = JSON.parse(
+        readFileSync(new URL(`packages/${name}/package.json`, root), 'utf8'),
+      ) as {
+        dependencies?: Record<string, string>;
+      };
+      const workspaceDeps = Object.keys(pkg.dependencies ?? {})
+        .filter((d) => d.startsWith('@agent-sandbox/'))
+        .map((d) => d.slice('@agent-sandbox/'.length));
+      for (const dep of workspaceDeps) expect(layers[name], `${name} -> ${dep}`).toContain(dep);
+    });
+  }
+});
