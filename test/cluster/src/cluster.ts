@@ -10,7 +10,13 @@ import {
 import { ClusterError } from './errors.ts';
 import { acquireLock } from './lock.ts';
 import { countNodes, scaleNodes, waitForNodes } from './nodes.ts';
-import { HARNESS_DIR, portsFor, type ClusterOptions, type Ports } from './options.ts';
+import {
+  DEFAULT_NODES,
+  HARNESS_DIR,
+  portsFor,
+  type ClusterOptions,
+  type Ports,
+} from './options.ts';
 import { createPki, pkiFiles } from './pki.ts';
 import { assertPortFree, isHealthy, waitFor } from './probe.ts';
 import { isRunning, logTail, startDetached, stopProcess } from './processes.ts';
@@ -43,9 +49,11 @@ export async function up(options: ClusterOptions, log: Log): Promise<UpResult> {
     const paths = statePaths(options.stateDir);
     const previous = readRecord(paths);
     if (previous && (await isUp(previous, options))) {
-      log(`cluster: already running (${options.stateDir}); reconciling ${options.nodes} nodes`);
-      await scaleNodes(paths.kubeconfig, options.nodes);
-      await waitForNodes(paths.kubeconfig, options.nodes, nodeTimeoutMs(options.nodes));
+      log(`cluster: already running (${options.stateDir})`);
+      if (options.nodes !== undefined) {
+        await scaleNodes(paths.kubeconfig, options.nodes);
+        await waitForNodes(paths.kubeconfig, options.nodes, nodeTimeoutMs(options.nodes));
+      }
       return { kubeconfig: paths.kubeconfig, reused: true };
     }
     if (previous) {
@@ -129,9 +137,10 @@ async function start(options: ClusterOptions, log: Log): Promise<void> {
         timeoutMs: 60_000,
       },
     );
-    await scaleNodes(paths.kubeconfig, options.nodes);
-    await waitForNodes(paths.kubeconfig, options.nodes, nodeTimeoutMs(options.nodes));
-    log(`cluster: ${options.nodes} kwok nodes Ready`);
+    const nodes = options.nodes ?? DEFAULT_NODES;
+    await scaleNodes(paths.kubeconfig, nodes);
+    await waitForNodes(paths.kubeconfig, nodes, nodeTimeoutMs(nodes));
+    log(`cluster: ${nodes} kwok nodes Ready`);
   } catch (err: unknown) {
     await stopAll(record);
     const reason = err instanceof Error ? err.message : String(err);

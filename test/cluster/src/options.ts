@@ -29,8 +29,11 @@ export interface ClusterOptions {
    * @default 32400
    */
   portBase: number;
-  /** @default 10 */
-  nodes: number;
+  /**
+   * Fake nodes to reconcile to. Unset: 10 on a fresh start, and a reused cluster keeps the count
+   * it has (so a test run does not shrink a 100-node benchmark cluster).
+   */
+  nodes: number | undefined;
 }
 
 /** test/cluster, where build.sh and kwok-stages.yaml live. */
@@ -60,7 +63,7 @@ export function optionsFromEnv(
     portBase: env.AGENT_SANDBOX_CLUSTER_PORT_BASE
       ? Number(env.AGENT_SANDBOX_CLUSTER_PORT_BASE)
       : DEFAULT_PORT_BASE,
-    nodes: DEFAULT_NODES,
+    nodes: undefined,
     ...overrides,
   };
   validate(options);
@@ -75,7 +78,7 @@ function validate(options: ClusterOptions): void {
       `port base ${portBase} is not usable; set AGENT_SANDBOX_CLUSTER_PORT_BASE to an integer in 1024..65529`,
     );
   }
-  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 5000) {
+  if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 5000)) {
     throw new ClusterError('INVALID_ARGUMENT', `--nodes ${nodes}: pass an integer from 1 to 5000`);
   }
 }
