@@ -1,0 +1,4 @@
+export * from './sandbox.ts';
+export * from './sandbox-template.ts';
+export * from './sandbox-claim.ts';
+export * from './sandbox-warm-pool.ts';

@@ -1,0 +1,53 @@
+// ObjectMeta checks kube-apiserver applies to every custom resource
+// (apimachinery/pkg/api/validation/objectmeta.go, with NameIsDNSSubdomain for CRs).
+import type { FieldIssue } from '@agent-sandbox/crd-schema';
+import { invalid, required, tooLong } from '@agent-sandbox/crd-schema';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.ts';
+
+const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function validateObjectMeta(metadata: unknown): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (!isRecord(metadata)) return [required('metadata')];
+  const { name, generateName, namespace, labels, annotations } = metadata;
+  if (typeof name === 'string' && name !== '') {
+    for (const msg of isDNS1123Subdomain(name)) issues.push(invalid('metadata.name', name, msg));
+  } else if (typeof generateName === 'string' && generateName !== '') {
+    // generateName is checked without its random suffix, after trimming a trailing '-'.
+    for (const msg of isDNS1123Subdomain(generateName.replace(/-$/, ''))) {
+      issues.push(invalid('metadata.generateName', generateName, msg));
+    }
+  } else {
+    issues.push(required('metadata.name', 'name or generateName is required'));
+  }
+  if (typeof namespace === 'string' && namespace !== '') {
+    for (const msg of isDNS1123Label(namespace))
+      issues.push(invalid('metadata.namespace', namespace, msg));
+  }
+  if (isRecord(labels)) {
+    for (const [key, value] of Object.entries(labels)) {
+      for (const msg of isQualifiedName(key)) issues.push(invalid('metadata.labels', key, msg));
+      if (typeof value === 'string') {
+        for (const msg of isValidLabelValue(value))
+          issues.push(invalid('metadata.labels', value, msg));
+      }
+    }
+  }
+  if (isRecord(annotations)) {
+    let size = 0;
+    for (const [key, value] of Object.entries(annotations)) {
+      for (const msg of isQualifiedName(key.toLowerCase())) {
+        issues.push(invalid('metadata.annotations', key, msg));
+      }
+      size += key.length + (typeof value === 'string' ? value.length : 0);
+    }
+    if (size > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) {
+      issues.push(tooLong('metadata.annotations', '', TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
+    }
+  }
+  return issues;
+}

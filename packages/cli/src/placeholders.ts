@@ -1,0 +1,50 @@
+// `${NAME}` placeholders, as envsubst replaces them in upstream's example manifests
+// (e.g. `image: ${IMAGE}`). `validate --set NAME=VALUE` fills them before validation, and any
+// left are reported, so a template is never mistaken for a finished manifest.
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export class PlaceholderError extends Error {
+  readonly code = 'PlaceholderError';
+}
+
+/** Parses `NAME=VALUE` pairs from --set flags. */
+export function parseAssignments(pairs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? '' : pair.slice(0, eq);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new PlaceholderError(
+        `--set ${JSON.stringify(pair)}: expected NAME=VALUE, e.g. --set IMAGE=busybox:1.36`,
+      );
+    }
+    out.set(name, pair.slice(eq + 1));
+  }
+  return out;
+}
+
+/** Replaces known placeholders in every string of a parsed document. */
+export function substitute(value: unknown, values: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') {
+    return value.replace(PLACEHOLDER, (whole, name: string) => values.get(name) ?? whole);
+  }
+  if (Array.isArray(value)) return value.map((v) => substitute(v, values));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, values)]));
+  }
+  return value;
+}
+
+/** Field paths (kubectl style) of strings that still hold a placeholder, with its name. */
+export function findPlaceholders(value: unknown, path = ''): { field: string; name: string }[] {
+  if (typeof value === 'string') {
+    return [...value.matchAll(PLACEHOLDER)].map((m) => ({ field: path, name: m[1] as string }));
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => findPlaceholders(v, `${path}[${i}]`));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) =>
+      findPlaceholders(v, path === '' ? k : `${path}.${k}`),
+    );
+  }
+  return [];
+}
