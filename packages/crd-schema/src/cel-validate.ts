@@ -1,0 +1,152 @@
+// Evaluation of x-kubernetes-validations, after apiextensions-apiserver
+// pkg/apiserver/schema/cel/validation.go (Validator.validate / validateExpressions):
+// rules run at every schema node whose value is present and not null; transition rules
+// (those mentioning oldSelf) run only when the old value exists, unless optionalOldSelf.
+import { Optional } from '@marcbachmann/cel-js';
+import type { CompiledRule } from './cel-rules.ts';
+import { toCelValue } from './cel-value.ts';
+import { duplicate, forbidden, invalid, required, type FieldIssue } from './field-issue.ts';
+import { canonicalJSON } from './json.ts';
+import { isObject, type SchemaNode } from './node.ts';
+import { child, index, key } from './paths.ts';
+
+/** ruleErrorString: the trimmed message if set, else the trimmed rule. */
+function ruleErrorString(r: CompiledRule): string {
+  const message = r.rule.message?.trim() ?? '';
+  return message !== '' ? message : r.rule.rule.trim();
+}
+
+/** ruleMessageOrDefault. */
+function ruleMessageOrDefault(r: CompiledRule): string {
+  const message = r.rule.message?.trim() ?? '';
+  return message !== '' ? message : `failed rule: ${r.rule.rule.trim()}`;
+}
+
+/** fieldErrorForReason: the rule's `reason` chooses the cause type; the value is the type. */
+function fieldErrorForReason(
+  path: string,
+  type: string,
+  detail: string,
+  r: CompiledRule,
+): FieldIssue {
+  switch (r.rule.reason) {
+    case 'FieldValueForbidden':
+      return forbidden(path, detail);
+    case 'FieldValueRequired':
+      return required(path, detail);
+    case 'FieldValueDuplicate':
+      return duplicate(path, type);
+    default:
+      return invalid(path, type, detail);
+  }
+}
+
+function errorSummary(err: unknown): string {
+  if (err instanceof Error) {
+    const summary = (err as Error & { summary?: unknown }).summary;
+    return typeof summary === 'string' ? summary : (err.message.split('\n')[0] ?? '');
+  }
+  return String(err);
+}
+
+/** messageExpression must give a non-empty single-line string; otherwise the static message. */
+function failureMessage(r: CompiledRule, ctx: Record<string, unknown>): string {
+  if (r.messageProgram !== undefined) {
+    try {
+      const m: unknown = r.messageProgram(ctx);
+      if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) return m;
+    } catch {
+      // Evaluation errors of messageExpression fall back to the static message (validation.go).
+    }
+  }
+  return ruleMessageOrDefault(r);
+}
+
+function evaluateRules(
+  s: SchemaNode,
+  obj: unknown,
+  old: unknown,
+  path: string,
+  out: FieldIssue[],
+): void {
+  const hasOld = old !== undefined && old !== null;
+  const type = s.type ?? '';
+  const self = toCelValue(obj, s);
+  let oldSelf: unknown;
+  for (const r of s.rules) {
+    if (r.usesOldSelf && !hasOld && r.rule.optionalOldSelf !== true) continue;
+    const ctx: Record<string, unknown> = { self };
+    if (r.usesOldSelf) {
+      if (hasOld && oldSelf === undefined) oldSelf = toCelValue(old, s);
+      ctx['oldSelf'] =
+        r.rule.optionalOldSelf === true
+          ? hasOld
+            ? Optional.of(oldSelf)
+            : Optional.none()
+          : oldSelf;
+    }
+    let result: unknown;
+    try {
+      result = r.program(ctx);
+    } catch (err: unknown) {
+      out.push(invalid(path, type, `${errorSummary(err)} evaluating rule: ${ruleErrorString(r)}`));
+      continue;
+    }
+    if (result === true) continue;
+    const at = r.fieldPath === '' ? path : child(path, r.fieldPath);
+    out.push(fieldErrorForReason(at, type, failureMessage(r, ctx), r));
+  }
+}
+
+/** Old list-map items correlate with new ones by their map keys (validation.go makeMapList). */
+function correlate(s: SchemaNode, old: unknown): ((item: unknown) => unknown) | undefined {
+  if (s.listType !== 'map' || !Array.isArray(old)) return undefined;
+  const id = (x: unknown): string | undefined =>
+    isObject(x) ? s.listMapKeys.map((k) => canonicalJSON(x[k] ?? null)).join('\u0000') : undefined;
+  const byKey = new Map<string, unknown>();
+  for (const item of old) {
+    const k = id(item);
+    if (k !== undefined && !byKey.has(k)) byKey.set(k, item);
+  }
+  return (item) => {
+    const k = id(item);
+    return k === undefined ? undefined : byKey.get(k);
+  };
+}
+
+function walk(
+  s: SchemaNode | undefined,
+  obj: unknown,
+  old: unknown,
+  path: string,
+  out: FieldIssue[],
+): void {
+  if (s === undefined || !s.hasRulesBelow || obj === null || obj === undefined) return;
+  if (s.rules.length > 0) evaluateRules(s, obj, old, path, out);
+  if (Array.isArray(obj)) {
+    const items = s.items;
+    if (items === undefined) return;
+    const oldOf = correlate(s, old);
+    obj.forEach((v, i) => walk(items, v, oldOf?.(v), index(path, i), out));
+    return;
+  }
+  if (!isObject(obj)) return;
+  const oldMap = isObject(old) ? old : undefined;
+  if (s.additionalProperties !== undefined) {
+    for (const [k, v] of Object.entries(obj))
+      walk(s.additionalProperties, v, oldMap?.[k], key(path, k), out);
+  }
+  if (s.properties !== undefined) {
+    for (const [k, v] of Object.entries(obj)) {
+      const prop = s.properties.get(k);
+      if (prop !== undefined) walk(prop, v, oldMap?.[k], child(path, k), out);
+    }
+  }
+}
+
+/** Run every rule under `root`; `old` is the stored object on update, undefined on create. */
+export function validateRules(root: SchemaNode, obj: unknown, old: unknown): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  walk(root, obj, old, '', out);
+  return out;
+}

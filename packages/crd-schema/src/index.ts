@@ -1,0 +1,16 @@
+// @agent-sandbox/crd-schema: kube-apiserver's structural-schema engine for custom resources.
+export { StructuralSchema, admit, type AdmitResult } from './structural-schema.ts';
+export {
+  formatFieldIssue,
+  formatBadValue,
+  required,
+  invalid,
+  typeInvalid,
+  forbidden,
+  duplicate,
+  notSupported,
+  tooLong,
+  tooMany,
+  type FieldIssue,
+} from './field-issue.ts';
+export { SchemaError, type SchemaErrorCode } from './errors.ts';
