@@ -121,7 +121,10 @@ export function v1alpha1Sandboxes(): SandboxV1alpha1[] {
       ...base,
       metadata: meta('unknown-fields'),
       spec: { podTemplate, futureField: { enabled: true } } as SandboxV1alpha1['spec'],
-      status: { replicas: 1, lifecycle: { firstReadyRecordState: 'Recorded' } },
+      status: {
+        replicas: 1,
+        lifecycle: { firstReadyRecordState: 'Recorded' },
+      } as SandboxV1alpha1['status'],
     },
   ];
 }
