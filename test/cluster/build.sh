@@ -49,6 +49,7 @@ fi
 
 mkdir -p "$cache_root"
 tmp="$(mktemp -d "$cache_root/.build-XXXXXX")"
+chmod 755 "$tmp" # mktemp makes it private; the binaries are not secret
 trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s)
 

@@ -1,6 +1,6 @@
 // Must-show (issue 3): a Lease can be created and renewed, with optimistic concurrency, the way
 // leader election uses it.
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectTarget } from '../support/target.ts';
 import { createTestNamespace, isConflict } from './testing.ts';
@@ -21,7 +21,9 @@ beforeAll(async () => {
 afterAll(async () => cleanup?.());
 
 it('creates a Lease and renews it; a stale renewal conflicts', async () => {
-  const acquired = new Date(Date.now() - 1_000);
+  // MicroTime fields must carry exactly six fractional digits: the apiserver rejects a plain
+  // Date's toISOString() ("cannot parse .525Z as .000000"). client-node's V1MicroTime pads it.
+  const acquired = new V1MicroTime(Date.now() - 1_000);
   const created = await leases.createNamespacedLease({
     namespace,
     body: {
@@ -37,11 +39,11 @@ it('creates a Lease and renews it; a stale renewal conflicts', async () => {
   });
   expect(created.spec?.holderIdentity).toBe('holder-a');
 
-  const renewTime = new Date();
+  const renewTime = new V1MicroTime();
   const renewed = await leases.replaceNamespacedLease({
     name: 'leader',
     namespace,
-    body: { ...created, spec: { ...created.spec, renewTime } },
+    body: { ...created, spec: { ...created.spec, acquireTime: acquired, renewTime } },
   });
   expect(renewed.metadata?.resourceVersion).not.toBe(created.metadata?.resourceVersion);
   expect(new Date(renewed.spec?.renewTime ?? 0).getTime()).toBeGreaterThan(acquired.getTime());
@@ -50,7 +52,10 @@ it('creates a Lease and renews it; a stale renewal conflicts', async () => {
   const stale = leases.replaceNamespacedLease({
     name: 'leader',
     namespace,
-    body: { ...created, spec: { ...created.spec, holderIdentity: 'holder-b' } },
+    body: {
+      ...created,
+      spec: { ...created.spec, acquireTime: renewTime, renewTime, holderIdentity: 'holder-b' },
+    },
   });
   await expect(stale).rejects.toSatisfy(isConflict);
 });
