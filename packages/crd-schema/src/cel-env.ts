@@ -38,12 +38,26 @@ function toRegExp(pattern: string, flags = 'u'): RegExp {
   return new RegExp(pattern, flags);
 }
 
-/** A fresh environment; built once per compiled schema (construction is the expensive part). */
-export function createCelEnvironment(): Environment {
+/**
+ * The environments rules compile in, built lazily and at most once per compiled schema
+ * (construction is the expensive part). Rules with `optionalOldSelf: true` see `oldSelf` as
+ * `optional<dyn>`, as kube declares it for them.
+ */
+export class CelEnvironments {
+  #plain: Environment | undefined;
+  #optional: Environment | undefined;
+
+  forRule(optionalOldSelf: boolean): Environment {
+    if (optionalOldSelf) return (this.#optional ??= createCelEnvironment('optional<dyn>'));
+    return (this.#plain ??= createCelEnvironment('dyn'));
+  }
+}
+
+function createCelEnvironment(oldSelfType: 'dyn' | 'optional<dyn>'): Environment {
   return (
     new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
       .registerVariable('self', 'dyn')
-      .registerVariable('oldSelf', 'dyn')
+      .registerVariable('oldSelf', oldSelfType)
       // k8s.io/apiserver/pkg/cel/library/lists.go
       .registerFunction('list.isSorted(): bool', (l: CelValue[]) =>
         l.every((v, i) => i === 0 || compare(l[i - 1], v) <= 0),

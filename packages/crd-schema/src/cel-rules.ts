@@ -2,6 +2,7 @@
 // (apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go). Evaluation lives in
 // cel-validate.ts.
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
+import type { CelEnvironments } from './cel-env.ts';
 import type { JSONSchemaProps, ValidationRule } from '@agent-sandbox/kube-types';
 import { SchemaError } from './errors.ts';
 import { child, key } from './paths.ts';
@@ -91,12 +92,13 @@ export function normalizeFieldPath(
 }
 
 export function compileRules(
-  env: Environment,
+  envs: CelEnvironments,
   schema: JSONSchemaProps,
   where: string,
 ): CompiledRule[] {
   const rules = schema['x-kubernetes-validations'] ?? [];
   return rules.map((rule) => {
+    const env = envs.forRule(rule.optionalOldSelf === true);
     const program = compileExpression(env, rule.rule, where);
     const messageProgram =
       rule.messageExpression !== undefined && rule.messageExpression !== ''

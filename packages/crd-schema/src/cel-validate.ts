@@ -41,12 +41,17 @@ function fieldErrorForReason(
   }
 }
 
+/**
+ * The one-line error text. cel-js capitalises ("No such key: x") where cel-go, whose text kube
+ * prints, does not ("no such key: x"), so the first letter is lowered.
+ */
 function errorSummary(err: unknown): string {
+  let text = String(err);
   if (err instanceof Error) {
     const summary = (err as Error & { summary?: unknown }).summary;
-    return typeof summary === 'string' ? summary : (err.message.split('\n')[0] ?? '');
+    text = typeof summary === 'string' ? summary : (err.message.split('\n')[0] ?? '');
   }
-  return String(err);
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 /** messageExpression must give a non-empty single-line string; otherwise the static message. */

@@ -1,8 +1,7 @@
 // JSONSchemaProps -> SchemaNode, done once per schema: structural check, regular expressions,
 // CEL programs. Per-object operations only walk the result.
-import type { Environment } from '@marcbachmann/cel-js';
 import type { JSONSchemaProps } from '@agent-sandbox/kube-types';
-import { createCelEnvironment } from './cel-env.ts';
+import { CelEnvironments } from './cel-env.ts';
 import { compileRules } from './cel-rules.ts';
 import { SchemaError } from './errors.ts';
 import { formatFieldIssue } from './field-issue.ts';
@@ -46,7 +45,7 @@ function hasRules(s: JSONSchemaProps): boolean {
   return s.items !== undefined && hasRules(s.items);
 }
 
-function build(s: JSONSchemaProps, path: string, env: Environment | undefined): SchemaNode {
+function build(s: JSONSchemaProps, path: string, env: CelEnvironments | undefined): SchemaNode {
   const propsPath = child(path, 'properties');
   const properties =
     s.properties === undefined
@@ -109,5 +108,5 @@ export function compileSchema(schema: JSONSchemaProps): SchemaNode {
       { paths: problems.map((p) => p.field) },
     );
   }
-  return build(schema, '', hasRules(schema) ? createCelEnvironment() : undefined);
+  return build(schema, '', hasRules(schema) ? new CelEnvironments() : undefined);
 }
