@@ -68,6 +68,15 @@ describe('SandboxWarmPool v1alpha1 → v1beta1 (§6.2)', () => {
     expect(sandboxWarmPoolToV1alpha1(stored)).toEqual(original);
   });
 
+  it('observedGeneration is the controller’s: one sent through v1alpha1 does not reach the hub', () => {
+    const original = alpha(1);
+    const sneaky = deepFreeze({
+      ...original,
+      status: { ...original.status, observedGeneration: 9 },
+    });
+    expect(sandboxWarmPoolToV1beta1(sneaky).status).not.toHaveProperty('observedGeneration');
+  });
+
   it('lossy: a nil hub replicas reads as 1 and is stored back as 1', () => {
     expect(sandboxWarmPoolToV1beta1(sandboxWarmPoolToV1alpha1(hub())).spec.replicas).toBe(1);
   });

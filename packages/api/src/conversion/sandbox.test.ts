@@ -166,6 +166,12 @@ describe('Sandbox state annotation (§3.4)', () => {
     );
   });
 
+  it('status.nodeName is set empty (§3.4) even if a v1alpha1 client sent one', () => {
+    const original = alpha(1);
+    const sneaky = deepFreeze({ ...original, status: { ...original.status, nodeName: 'n' } });
+    expect(sandboxToV1beta1(sneaky).status).not.toHaveProperty('nodeName');
+  });
+
   it('v1alpha1 status.replicas does not reach the hub', () => {
     expect(sandboxToV1beta1(alpha(1, 1)).status).toEqual({ podIPs: ['10.0.0.1'] });
   });
