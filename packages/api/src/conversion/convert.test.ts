@@ -3,6 +3,7 @@ import type { KubeObject } from '@agent-sandbox/kube-types';
 import { describe, expect, it } from 'vitest';
 import { convert } from './convert.ts';
 import { ConversionError } from './errors.ts';
+import * as claimPoolFixtures from './fixtures-claims-pools.ts';
 import * as fixtures from './fixtures.ts';
 import { sandboxClaimToV1alpha1, sandboxClaimToV1beta1 } from './sandbox-claim.ts';
 import { sandboxTemplateToV1alpha1, sandboxTemplateToV1beta1 } from './sandbox-template.ts';
@@ -30,10 +31,10 @@ describe('convert dispatches on kind and apiVersion', () => {
     ...cases(fixtures.v1beta1Sandboxes(), 'agents.x-k8s.io/v1alpha1', sandboxToV1alpha1),
     ...cases(fixtures.v1alpha1Templates(), B, sandboxTemplateToV1beta1),
     ...cases(fixtures.v1beta1Templates(), A, sandboxTemplateToV1alpha1),
-    ...cases(fixtures.v1alpha1Claims(), B, sandboxClaimToV1beta1),
-    ...cases(fixtures.v1beta1Claims(), A, sandboxClaimToV1alpha1),
-    ...cases(fixtures.v1alpha1Pools(), B, sandboxWarmPoolToV1beta1),
-    ...cases(fixtures.v1beta1Pools(), A, sandboxWarmPoolToV1alpha1),
+    ...cases(claimPoolFixtures.v1alpha1Claims(), B, sandboxClaimToV1beta1),
+    ...cases(claimPoolFixtures.v1beta1Claims(), A, sandboxClaimToV1alpha1),
+    ...cases(claimPoolFixtures.v1alpha1Pools(), B, sandboxWarmPoolToV1beta1),
+    ...cases(claimPoolFixtures.v1beta1Pools(), A, sandboxWarmPoolToV1alpha1),
   ];
   it.each(allCases)('%s', (_title, input, to, expected) => {
     const out = convert(fixtures.deepFreeze(structuredClone(input)), to);
@@ -60,7 +61,7 @@ describe('convert dispatches on kind and apiVersion', () => {
 });
 
 describe('convert errors', () => {
-  const pool = fixtures.v1beta1Pools()[0];
+  const pool = claimPoolFixtures.v1beta1Pools()[0];
   it.each([
     [
       'not an object',

@@ -3,13 +3,9 @@
 // one field neither version knows, so the tests also prove carry-over.
 import type { ObjectMeta } from '@agent-sandbox/kube-types';
 import type { Sandbox as SandboxV1alpha1 } from '../v1alpha1/sandbox.ts';
-import type { SandboxClaim as SandboxClaimV1alpha1 } from '../v1alpha1/sandbox-claim.ts';
 import type { SandboxTemplate as SandboxTemplateV1alpha1 } from '../v1alpha1/sandbox-template.ts';
-import type { SandboxWarmPool as SandboxWarmPoolV1alpha1 } from '../v1alpha1/sandbox-warm-pool.ts';
 import type { Sandbox as SandboxV1beta1 } from '../v1beta1/sandbox.ts';
-import type { SandboxClaim as SandboxClaimV1beta1 } from '../v1beta1/sandbox-claim.ts';
 import type { SandboxTemplate as SandboxTemplateV1beta1 } from '../v1beta1/sandbox-template.ts';
-import type { SandboxWarmPool as SandboxWarmPoolV1beta1 } from '../v1beta1/sandbox-warm-pool.ts';
 
 /** Freezes `value` and everything inside it, so a test fails if conversion writes to its input. */
 export function deepFreeze<T>(value: T): T {
@@ -36,7 +32,7 @@ export function meta(name: string, extra: Partial<ObjectMeta> = {}): ObjectMeta 
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }
 
-const podSpec = {
+export const podSpec = {
   containers: [
     {
       name: 'agent',
@@ -49,16 +45,16 @@ const podSpec = {
   restartPolicy: 'Always',
 };
 
-const podTemplate = { spec: podSpec, metadata: { labels: { sandbox: 'python' } } };
+export const podTemplate = { spec: podSpec, metadata: { labels: { sandbox: 'python' } } };
 
-const volumeClaimTemplates = [
+export const volumeClaimTemplates = [
   {
     metadata: { name: 'workspace', labels: { tier: 'scratch' } },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } } },
   },
 ];
 
-const readyCondition = {
+export const readyCondition = {
   type: 'Ready',
   status: 'True' as const,
   observedGeneration: 2,
@@ -67,7 +63,7 @@ const readyCondition = {
   message: 'Pod is Ready; Service Exists',
 };
 
-const suspendedCondition = {
+export const suspendedCondition = {
   type: 'Suspended',
   status: 'True' as const,
   observedGeneration: 3,
@@ -76,7 +72,7 @@ const suspendedCondition = {
   message: 'Pod has been terminated. Sandbox is suspended',
 };
 
-const ownerReferences = [
+export const ownerReferences = [
   {
     apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
     kind: 'SandboxClaim',
@@ -209,120 +205,5 @@ export function v1beta1Templates(): SandboxTemplateV1beta1[] {
       },
     },
     { ...base, metadata: meta('hub-no-policy'), spec: { podTemplate } },
-  ];
-}
-
-const claimSpecExtras = {
-  lifecycle: { shutdownPolicy: 'Delete' as const, shutdownTime: '2026-12-01T00:00:00Z' },
-  additionalPodMetadata: { labels: { user: 'alice' }, annotations: { 'example.com/trace': 'on' } },
-  env: [{ name: 'MODE', value: 'batch', containerName: 'agent' }],
-};
-
-export function v1alpha1Claims(): SandboxClaimV1alpha1[] {
-  const base = { apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxClaim' };
-  const bound = (sandbox: string) => ({
-    conditions: [{ ...readyCondition, reason: 'DependenciesReady' }],
-    sandbox: { name: sandbox, podIPs: ['10.244.2.4'] },
-  });
-  return [
-    { ...base, metadata: meta('claim-default'), spec: { sandboxTemplateRef: { name: 'python' } } },
-    {
-      ...base,
-      metadata: meta('claim-none'),
-      spec: { sandboxTemplateRef: { name: 'python' }, warmpool: 'none', ...claimSpecExtras },
-      status: bound('claim-none'),
-    },
-    {
-      ...base,
-      metadata: meta('claim-warm'),
-      spec: { sandboxTemplateRef: { name: 'python' }, warmpool: 'default' },
-      status: bound('python-pool-x7k2p'),
-    },
-    {
-      ...base,
-      metadata: meta('claim-specific', { ownerReferences }),
-      spec: { sandboxTemplateRef: { name: 'gpu' }, warmpool: 'gpu-pool', ...claimSpecExtras },
-      status: bound('gpu-pool-abcde'),
-    },
-    {
-      ...base,
-      metadata: meta('claim-empty-policy', { annotations: undefined }),
-      spec: { sandboxTemplateRef: { name: 'python' }, warmpool: '' },
-    },
-  ];
-}
-
-export function v1beta1Claims(): SandboxClaimV1beta1[] {
-  const base = { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxClaim' };
-  return [
-    {
-      ...base,
-      metadata: meta('hub-claim'),
-      spec: { warmPoolRef: { name: 'python-pool' }, ...claimSpecExtras },
-      status: {
-        conditions: [readyCondition],
-        sandbox: { name: 'python-pool-q9w8e', podIPs: ['10.244.3.3'] },
-      },
-    },
-    {
-      ...base,
-      metadata: meta('hub-shadow'),
-      spec: { warmPoolRef: { name: 'shadow-pool-python' } },
-    },
-  ];
-}
-
-export function v1alpha1Pools(): SandboxWarmPoolV1alpha1[] {
-  const base = { apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxWarmPool' };
-  return [
-    {
-      ...base,
-      metadata: meta('python-pool'),
-      spec: {
-        replicas: 3,
-        sandboxTemplateRef: { name: 'python' },
-        updateStrategy: { type: 'Recreate' },
-      },
-      status: {
-        replicas: 3,
-        readyReplicas: 2,
-        selector: 'agents.x-k8s.io/warm-pool-sandbox=91dd7983',
-      },
-    },
-    {
-      ...base,
-      metadata: meta('shadow-pool-python', {
-        annotations: {
-          'agents.x-k8s.io/migration-shadow': 'true',
-          'agents.x-k8s.io/migration-source-template': 'python',
-        },
-      }),
-      spec: { replicas: 0, sandboxTemplateRef: { name: 'python' } },
-    },
-  ];
-}
-
-export function v1beta1Pools(): SandboxWarmPoolV1beta1[] {
-  const base = { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool' };
-  return [
-    {
-      ...base,
-      metadata: meta('hub-pool'),
-      spec: {
-        replicas: 2,
-        sandboxTemplateRef: { name: 'python' },
-        updateStrategy: { type: 'OnReplenish' },
-      },
-      status: {
-        replicas: 2,
-        readyReplicas: 2,
-        selector: 'agents.x-k8s.io/warm-pool-sandbox=0badf00d',
-      },
-    },
-    {
-      ...base,
-      metadata: meta('hub-zero'),
-      spec: { replicas: 0, sandboxTemplateRef: { name: 'python' } },
-    },
   ];
 }

@@ -11,6 +11,7 @@ import { KIND_GROUPS, Kinds, type KindName } from '../groups.ts';
 import { UPSTREAM_DIR, upstreamMissingReason } from '../testing/shared-dir.ts';
 import * as keys from './annotations.ts';
 import { convert } from './convert.ts';
+import * as claimPoolFixtures from './fixtures-claims-pools.ts';
 import * as fixtures from './fixtures.ts';
 import { isJsonObject } from './state.ts';
 
@@ -84,14 +85,14 @@ function expectHubRoundTrip(kind: KindName, original: KubeObject): void {
 const alphaFixtures: [KindName, KubeObject[]][] = [
   [Kinds.Sandbox, fixtures.v1alpha1Sandboxes()],
   [Kinds.SandboxTemplate, fixtures.v1alpha1Templates()],
-  [Kinds.SandboxClaim, fixtures.v1alpha1Claims()],
-  [Kinds.SandboxWarmPool, fixtures.v1alpha1Pools()],
+  [Kinds.SandboxClaim, claimPoolFixtures.v1alpha1Claims()],
+  [Kinds.SandboxWarmPool, claimPoolFixtures.v1alpha1Pools()],
 ];
 const betaFixtures: [KindName, KubeObject[]][] = [
   [Kinds.Sandbox, fixtures.v1beta1Sandboxes()],
   [Kinds.SandboxTemplate, fixtures.v1beta1Templates()],
-  [Kinds.SandboxClaim, fixtures.v1beta1Claims()],
-  [Kinds.SandboxWarmPool, fixtures.v1beta1Pools()],
+  [Kinds.SandboxClaim, claimPoolFixtures.v1beta1Claims()],
+  [Kinds.SandboxWarmPool, claimPoolFixtures.v1beta1Pools()],
 ];
 
 describe('v1alpha1 → v1beta1 → v1alpha1 is exact', () => {
@@ -125,8 +126,8 @@ describe('v1beta1 → v1alpha1 → v1beta1 is exact modulo the state annotation'
 
 describe('documented losses on v1beta1 → v1alpha1 → v1beta1', () => {
   const hubRunning = fixtures.v1beta1Sandboxes()[0];
-  const hubPool = fixtures.v1beta1Pools()[0];
-  const hubClaim = fixtures.v1beta1Claims()[0];
+  const hubPool = claimPoolFixtures.v1beta1Pools()[0];
+  const hubClaim = claimPoolFixtures.v1beta1Claims()[0];
   it.each([
     [
       'Sandbox status.nodeName is dropped (§3.4)',
