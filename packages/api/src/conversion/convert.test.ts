@@ -153,6 +153,22 @@ describe('convert errors', () => {
     else expect((thrown as Error).message).toMatch(message);
   });
 
+  it('a claim without its required ref converts as Go does, with an empty name', () => {
+    const alpha = {
+      apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+      kind: 'SandboxClaim',
+      metadata: { name: 'c' },
+      spec: {},
+    };
+    const beta = { ...alpha, apiVersion: 'extensions.agents.x-k8s.io/v1beta1' };
+    expect(convert(alpha, beta.apiVersion)).toMatchObject({
+      spec: { warmPoolRef: { name: 'shadow-pool-' } },
+    });
+    expect(convert(beta, alpha.apiVersion)).toMatchObject({
+      spec: { sandboxTemplateRef: { name: '' }, warmpool: '' },
+    });
+  });
+
   it('per-kind errors pass through unchanged', () => {
     const template = fixtures.v1alpha1Templates()[0];
     const bad = {

@@ -53,7 +53,8 @@ export function derivedWarmPoolRefName(claim: SandboxClaimV1alpha1): string {
   if (sandboxName !== undefined && sandboxName !== '' && sandboxName !== claim.metadata.name) {
     return stripRandomSuffix(sandboxName);
   }
-  return `${SHADOW_POOL_PREFIX}${claim.spec.sandboxTemplateRef.name}`;
+  // `?.`/`??`: convert() admits any object spec, and Go reads a missing ref as its zero value.
+  return `${SHADOW_POOL_PREFIX}${claim.spec.sandboxTemplateRef?.name ?? ''}`;
 }
 
 /**
@@ -90,7 +91,7 @@ export function sandboxClaimToV1beta1(claim: SandboxClaimV1alpha1): SandboxClaim
  */
 export function sandboxClaimToV1alpha1(claim: SandboxClaimV1beta1): SandboxClaimV1alpha1 {
   const src = structuredClone(claim);
-  const refName = src.spec.warmPoolRef.name;
+  const refName = src.spec.warmPoolRef?.name ?? ''; // a missing ref is Go's zero value
   const spec = omit(src.spec, 'warmPoolRef', 'volumeClaimTemplates');
   const out: SandboxClaimV1alpha1 = {
     ...src,
