@@ -1,5 +1,10 @@
 // @agent-sandbox/crd-schema: kube-apiserver's structural-schema engine for custom resources.
-export { StructuralSchema, admit, type AdmitResult } from './structural-schema.ts';
+export {
+  StructuralSchema,
+  admit,
+  isRulesSkippedIssue,
+  type AdmitResult,
+} from './structural-schema.ts';
 export {
   formatFieldIssue,
   formatBadValue,

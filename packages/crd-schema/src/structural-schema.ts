@@ -23,6 +23,19 @@ const BLOCKING = new Set<FieldIssue['type']>([
   'FieldValueTypeInvalid',
 ]);
 
+/** The detail of the notice kube appends when blocking errors kept CEL rules from running. */
+const RULES_SKIPPED =
+  'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+
+/**
+ * Whether an issue is that notice (`<nil>: Invalid value: "null": some validation rules were
+ * not checked ...`) rather than a problem of its own, e.g. for callers that drop Required
+ * errors when checking partial objects.
+ */
+export function isRulesSkippedIssue(i: FieldIssue): boolean {
+  return i.field === NIL_PATH && i.detail === RULES_SKIPPED;
+}
+
 /**
  * A custom resource's openAPIV3Schema, checked for structural-ness and compiled once (regular
  * expressions, CEL programs). Every method is pure apart from mutating the object passed in
@@ -71,13 +84,7 @@ export class StructuralSchema {
     ];
     if (!this.#root.hasRulesBelow) return issues;
     if (issues.some((i) => BLOCKING.has(i.type))) {
-      issues.push(
-        invalid(
-          NIL_PATH,
-          null,
-          'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
-        ),
-      );
+      issues.push(invalid(NIL_PATH, null, RULES_SKIPPED));
       return issues;
     }
     return [...issues, ...validateRules(this.#root, obj, old)];
