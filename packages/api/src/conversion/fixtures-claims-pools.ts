@@ -8,7 +8,10 @@ import { meta, ownerReferences, readyCondition } from './fixtures.ts';
 
 const claimSpecExtras = {
   lifecycle: { shutdownPolicy: 'Delete' as const, shutdownTime: '2026-12-01T00:00:00Z' },
-  additionalPodMetadata: { labels: { user: 'alice' }, annotations: { 'example.com/trace': 'on' } },
+  additionalPodMetadata: {
+    labels: { 'sandbox.users.io/user': 'alice' },
+    annotations: { 'example.com/trace': 'on' },
+  },
   env: [{ name: 'MODE', value: 'batch', containerName: 'agent' }],
 };
 
