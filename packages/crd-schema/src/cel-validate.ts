@@ -6,7 +6,7 @@ import { Optional } from '@marcbachmann/cel-js';
 import type { CompiledRule } from './cel-rules.ts';
 import { toCelValue } from './cel-value.ts';
 import { duplicate, forbidden, invalid, required, type FieldIssue } from './field-issue.ts';
-import { canonicalJSON } from './json.ts';
+import { canonicalJSON, jsonEqual } from './json.ts';
 import { isObject, type SchemaNode } from './node.ts';
 import { child, index, key } from './paths.ts';
 
@@ -75,11 +75,16 @@ function evaluateRules(
   out: FieldIssue[],
 ): void {
   const hasOld = old !== undefined && old !== null;
+  // Ratcheting (KEP-4008): failures of non-transition rules on a value unchanged from its
+  // correlated old value are warnings, not errors; we have no warning channel, so they are
+  // not evaluated at all.
+  const unchanged = old !== undefined && jsonEqual(old, obj);
   const type = s.type ?? '';
   const self = toCelValue(obj, s);
   let oldSelf: unknown;
   for (const r of s.rules) {
     if (r.usesOldSelf && !hasOld && r.rule.optionalOldSelf !== true) continue;
+    if (unchanged && !r.usesOldSelf) continue;
     const ctx: Record<string, unknown> = { self };
     if (r.usesOldSelf) {
       if (hasOld && oldSelf === undefined) oldSelf = toCelValue(old, s);

@@ -17,6 +17,7 @@ import {
 import { canonicalJSON, jsonEqual } from './json.ts';
 import type { SchemaNode } from './node.ts';
 import { NIL_PATH, openAPIFieldName } from './paths.ts';
+import { isUnchanged, oldField, oldItems, type Old } from './ratchet.ts';
 
 interface Result {
   issues: FieldIssue[];
@@ -91,20 +92,26 @@ function composite(message: string): FieldIssue {
   return invalid(NIL_PATH, '', message);
 }
 
-function sub(s: SchemaNode, data: unknown, name: string): Result {
+function sub(s: SchemaNode, data: unknown, name: string, old: Old): Result {
   const r: Result = { issues: [], checks: 0 };
-  validateNode(s, data, name, r);
+  validateNode(s, data, name, r, old);
   return r;
 }
 
 /** schema_props.go schemaPropsValidator.Validate: anyOf, oneOf, allOf, not. */
-function validateSchemaProps(s: SchemaNode, data: unknown, name: string, r: Result): void {
+function validateSchemaProps(
+  s: SchemaNode,
+  data: unknown,
+  name: string,
+  r: Result,
+  old: Old,
+): void {
   if (s.anyOf.length > 0) {
     r.checks++;
     let best: Result | undefined;
     let succeeded = false;
     for (const alt of s.anyOf) {
-      const res = sub(alt, data, name);
+      const res = sub(alt, data, name, old);
       if (res.issues.length === 0) {
         succeeded = true;
         best = undefined;
@@ -121,7 +128,7 @@ function validateSchemaProps(s: SchemaNode, data: unknown, name: string, r: Resu
     let best: Result | undefined;
     let validated = 0;
     for (const alt of s.oneOf) {
-      const res = sub(alt, data, name);
+      const res = sub(alt, data, name, old);
       if (res.issues.length === 0) {
         validated++;
         best = undefined;
@@ -141,7 +148,7 @@ function validateSchemaProps(s: SchemaNode, data: unknown, name: string, r: Resu
     r.checks++;
     let validated = 0;
     for (const alt of s.allOf) {
-      const res = sub(alt, data, name);
+      const res = sub(alt, data, name, old);
       if (res.issues.length === 0) validated++;
       r.issues.push(...res.issues);
     }
@@ -152,7 +159,7 @@ function validateSchemaProps(s: SchemaNode, data: unknown, name: string, r: Resu
   }
   if (s.not !== undefined) {
     r.checks++;
-    if (sub(s.not, data, name).issues.length === 0) {
+    if (sub(s.not, data, name, old).issues.length === 0) {
       r.issues.push(composite(`${goQuote(name)} must not validate the schema (not)`));
     }
   }
@@ -230,11 +237,12 @@ function validateNumber(s: SchemaNode, data: number, kind: Kind, name: string, r
 }
 
 /** slice_validator.go: items first, then minItems, maxItems, uniqueItems. */
-function validateSlice(s: SchemaNode, data: unknown[], name: string, r: Result): void {
+function validateSlice(s: SchemaNode, data: unknown[], name: string, r: Result, old: Old): void {
   r.checks++;
   if (s.items !== undefined) {
     const items = s.items;
-    data.forEach((v, i) => validateNode(items, v, `${name}[${i}]`, r));
+    const oldOf = oldItems(s, old);
+    data.forEach((v, i) => validateNode(items, v, `${name}[${i}]`, r, oldOf(v)));
   }
   const { minItems, maxItems, uniqueItems } = s.props;
   if (minItems !== undefined && data.length < minItems) {
@@ -266,6 +274,7 @@ function validateObject(
   data: Record<string, unknown>,
   name: string,
   r: Result,
+  old: Old,
 ): void {
   r.checks++;
   const size = Object.keys(data).length;
@@ -286,19 +295,27 @@ function validateObject(
   }
   if (s.additionalProperties !== undefined) {
     for (const [k, v] of Object.entries(data)) {
-      if (s.properties?.has(k) !== true) validateNode(s.additionalProperties, v, `${name}.${k}`, r);
+      if (s.properties?.has(k) !== true)
+        validateNode(s.additionalProperties, v, `${name}.${k}`, r, oldField(old, k));
     }
   }
   for (const [k, prop] of s.properties ?? []) {
-    if (Object.hasOwn(data, k)) validateNode(prop, data[k], name === '' ? k : `${name}.${k}`, r);
+    if (Object.hasOwn(data, k)) {
+      validateNode(prop, data[k], name === '' ? k : `${name}.${k}`, r, oldField(old, k));
+    }
   }
   for (const k of s.props.required ?? []) {
     if (!Object.hasOwn(data, k)) r.issues.push(required(field(`${name}.${k}`)));
   }
 }
 
-/** schema.go SchemaValidator.Validate: the validators in kube-openapi's fixed order. */
-function validateNode(s: SchemaNode, data: unknown, name: string, r: Result): void {
+/**
+ * schema.go SchemaValidator.Validate: the validators in kube-openapi's fixed order. On update
+ * a value equal to its correlated old value is not validated at all (ratcheting.go: errors of
+ * unchanged values are dropped, which for a whole subtree is the same as not looking).
+ */
+function validateNode(s: SchemaNode, data: unknown, name: string, r: Result, old: Old): void {
+  if (isUnchanged(old, data)) return;
   const kind = kindOf(data);
   if (kind === 'null') {
     validateType(s, null, kind, name, r);
@@ -306,24 +323,27 @@ function validateNode(s: SchemaNode, data: unknown, name: string, r: Result): vo
     return;
   }
   validateType(s, data, kind, name, r);
-  validateSchemaProps(s, data, name, r);
+  validateSchemaProps(s, data, name, r, old);
   if (kind === 'string') validateString(s, data as string, name, r);
   if (kind === 'integer' || kind === 'number') validateNumber(s, Number(data), kind, name, r);
-  if (kind === 'array') validateSlice(s, data as unknown[], name, r);
+  if (kind === 'array') validateSlice(s, data as unknown[], name, r, old);
   validateEnum(s, data, name, r);
-  if (kind === 'object') validateObject(s, data as Record<string, unknown>, name, r);
+  if (kind === 'object') validateObject(s, data as Record<string, unknown>, name, r, old);
 }
 
-/** OpenAPI-validate a whole object against its root schema node. */
-export function validateOpenAPI(root: SchemaNode, obj: unknown): FieldIssue[] {
+/**
+ * OpenAPI-validate a whole object against its root schema node; `old` (on update) enables
+ * ratcheting.
+ */
+export function validateOpenAPI(root: SchemaNode, obj: unknown, old: Old): FieldIssue[] {
   const r: Result = { issues: [], checks: 0 };
-  validateNode(root, obj, '', r);
+  validateNode(root, obj, '', r, old);
   return r.issues;
 }
 
 /** For `default` checks at compile time: validate a value as if it sat at `name`. */
 export function validateValueAt(node: SchemaNode, value: unknown, name: string): FieldIssue[] {
   const r: Result = { issues: [], checks: 0 };
-  validateNode(node, value, name, r);
+  validateNode(node, value, name, r, undefined);
   return r.issues;
 }

@@ -78,7 +78,7 @@ export class StructuralSchema {
    */
   validate(obj: unknown, old?: unknown): FieldIssue[] {
     const issues = [
-      ...validateOpenAPI(this.#root, obj),
+      ...validateOpenAPI(this.#root, obj, old === undefined ? undefined : { value: old }),
       ...validateEmbeddedResources(this.#root, obj),
       ...validateListTypes(this.#root, obj),
     ];
