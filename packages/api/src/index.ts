@@ -10,5 +10,13 @@ export * as v1alpha1 from './v1alpha1/index.ts';
 export { buildCrds, buildCrd, KUBERNETES_OPENAPI_SOURCE } from './crd/build-crds.ts';
 export { renderCrdsYaml, renderCrd, crdFileName } from './crd/render.ts';
 export { diffCrds } from './crd/crd-diff.ts';
-export { validateObject, type ValidateOptions, type ValidateResult } from './validation/validate.ts';
-export { checkAdditionalPodMetadata, DEFAULT_ALLOWED_LABEL_DOMAINS, type PodMetadataViolation } from './validation/pod-metadata-policy.ts';
+export {
+  validateObject,
+  type ValidateOptions,
+  type ValidateResult,
+} from './validation/validate.ts';
+export {
+  checkAdditionalPodMetadata,
+  DEFAULT_ALLOWED_LABEL_DOMAINS,
+  type PodMetadataViolation,
+} from './validation/pod-metadata-policy.ts';

@@ -45,7 +45,7 @@ describe('agent-sandbox CLI', () => {
 
   it('fails fast on unknown commands and flags', async () => {
     expect((await runCli(['frobnicate'])).code).not.toBe(0);
-    const bad = await runCli(['validate', '--nope']);
+    const bad = await runCli(['validate', '-f', 'x.yaml', '--nope']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/unknown option '--nope'/);
   });

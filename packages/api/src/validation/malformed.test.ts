@@ -225,15 +225,15 @@ const cases: Case[] = [
     name: 'shutdownTime not a date-time',
     object: sandbox({ shutdownTime: 'tomorrow' }),
     field: 'spec.shutdownTime',
-    type: 'FieldValueInvalid',
-    message: 'date-time',
+    type: 'FieldValueTypeInvalid',
+    message: 'must be of type date-time',
   },
   {
     name: 'claim shutdownTime without zone',
     object: claim({ lifecycle: { shutdownTime: '2026-13-01T00:00:00' } }),
     field: 'spec.lifecycle.shutdownTime',
-    type: 'FieldValueInvalid',
-    message: 'date-time',
+    type: 'FieldValueTypeInvalid',
+    message: 'must be of type date-time',
   },
   // volumeClaimTemplates
   {

@@ -2,7 +2,14 @@
 // version resolution, ObjectMeta, the structural schema (pruning, defaulting, validation, CEL)
 // and, for our kinds, the semantic checks — in kube-apiserver's order.
 import type { KubeObject } from '@agent-sandbox/kube-types';
-import { admit, invalid, notSupported, required, type FieldIssue } from '@agent-sandbox/crd-schema';
+import {
+  admit,
+  invalid,
+  isRulesSkippedIssue,
+  notSupported,
+  required,
+  type FieldIssue,
+} from '@agent-sandbox/crd-schema';
 import { deprecationWarning } from '../groups.ts';
 import { validateObjectMeta } from './object-meta.ts';
 import { apiVersionsOf, findServedKind } from './registry.ts';
@@ -82,15 +89,18 @@ export function validateObject(input: unknown, options: ValidateOptions = {}): V
     }
   }
   if (!options.partial) issues.push(...validateObjectMeta(object.metadata));
-  issues.push(
-    ...result.issues.filter((i) => !(options.partial && i.type === 'FieldValueRequired')),
-  );
+  const warnings: string[] = [];
+  for (const issue of result.issues) {
+    // kube-apiserver lists "rules not checked" among the errors; for a person it is advice.
+    if (isRulesSkippedIssue(issue)) {
+      if (!options.partial) warnings.push(issue.detail ?? issue.message);
+    } else if (!(options.partial && issue.type === 'FieldValueRequired')) issues.push(issue);
+  }
   if (served.ours && result.issues.length === 0) {
     issues.push(...semanticIssues(served.ours, object, options));
   }
-  const warnings =
-    served.ours && (apiVersion as string).endsWith('/v1alpha1')
-      ? [deprecationWarning(served.ours)]
-      : [];
+  if (served.ours && (apiVersion as string).endsWith('/v1alpha1')) {
+    warnings.push(deprecationWarning(served.ours));
+  }
   return { ref, object, issues, warnings };
 }
