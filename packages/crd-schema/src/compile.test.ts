@@ -170,4 +170,43 @@ describe('StructuralSchema.compile rejects non-structural schemas (schema/valida
     );
     expect(err.code).toBe('InvalidValidationRule');
   });
+
+  it.each([
+    [
+      'of the wrong type',
+      specSchema({ n: { type: 'integer', default: 'x' } }),
+      'properties[spec].properties[n].default: Invalid value: "string":  in body must be of type integer: "string"',
+    ],
+    [
+      'violating a constraint',
+      specSchema({ n: { type: 'integer', minimum: 1, default: 0 } }),
+      'properties[spec].properties[n].default: Invalid value: 0:  in body should be greater than or equal to 1',
+    ],
+    [
+      'missing a required field',
+      specSchema({
+        o: { type: 'object', required: ['a'], properties: { a: { type: 'string' } }, default: {} },
+      }),
+      'properties[spec].properties[o].default.a: Required value',
+    ],
+    [
+      'with unknown fields',
+      specSchema({
+        o: { type: 'object', properties: { a: { type: 'string' } }, default: { a: 'x', b: 1 } },
+      }),
+      'properties[spec].properties[o].default: Invalid value: map[string]interface {}{"a":"x", "b":1}: must not have unknown fields: b',
+    ],
+  ] as [string, JSONSchemaProps, string][])('rejects a default %s', (_name, schema, want) => {
+    const err = compileError(schema);
+    expect(err.code).toBe('InvalidDefault');
+    expect(err.message).toContain(want);
+  });
+
+  it('accepts admissible defaults, including objects whose fields have their own defaults', () => {
+    const schema = specSchema({
+      o: { type: 'object', default: {}, properties: { a: { type: 'string', default: 'x' } } },
+      l: { type: 'array', items: { type: 'string' }, default: ['a'] },
+    });
+    expect(() => StructuralSchema.compile(schema)).not.toThrow();
+  });
 });

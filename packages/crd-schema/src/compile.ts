@@ -3,6 +3,7 @@
 import type { JSONSchemaProps } from '@agent-sandbox/kube-types';
 import { CelEnvironments } from './cel-env.ts';
 import { compileRules } from './cel-rules.ts';
+import { defaultProblems } from './default-checks.ts';
 import { SchemaError } from './errors.ts';
 import { formatFieldIssue } from './field-issue.ts';
 import type { SchemaNode } from './node.ts';
@@ -108,5 +109,14 @@ export function compileSchema(schema: JSONSchemaProps): SchemaNode {
       { paths: problems.map((p) => p.field) },
     );
   }
-  return build(schema, '', hasRules(schema) ? new CelEnvironments() : undefined);
+  const root = build(schema, '', hasRules(schema) ? new CelEnvironments() : undefined);
+  const badDefaults = defaultProblems(root);
+  if (badDefaults.length > 0) {
+    throw new SchemaError(
+      'InvalidDefault',
+      `invalid default: ${badDefaults.map(formatFieldIssue).join(', ')}`,
+      { paths: badDefaults.map((p) => p.field) },
+    );
+  }
+  return root;
 }

@@ -8,7 +8,9 @@ export type SchemaErrorCode =
   /** A `pattern` cannot be compiled as a regular expression. */
   | 'InvalidPattern'
   /** An `x-kubernetes-validations` rule (or its messageExpression) does not compile. */
-  | 'InvalidValidationRule';
+  | 'InvalidValidationRule'
+  /** A `default` has unknown fields or does not validate against its own schema. */
+  | 'InvalidDefault';
 
 export class SchemaError extends Error {
   readonly code: SchemaErrorCode;

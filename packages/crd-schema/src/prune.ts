@@ -99,3 +99,10 @@ export function pruneResource(obj: unknown, root: SchemaNode): string[] {
   coerceEmbedded(obj, root, '', embeddedUnknown);
   return [...metaUnknown, ...pruned, ...embeddedUnknown];
 }
+
+/** Prune a value that sits at schema node `s` (not a resource root); returns removed paths. */
+export function pruneAt(x: unknown, s: SchemaNode): string[] {
+  const out: string[] = [];
+  pruneValue(x, s, '', s.embeddedResource, out);
+  return out;
+}
