@@ -20,3 +20,16 @@ export {
   DEFAULT_ALLOWED_LABEL_DOMAINS,
   type PodMetadataViolation,
 } from './validation/pod-metadata-policy.ts';
+export * from './conversion/annotations.ts';
+export { convert } from './conversion/convert.ts';
+export { ConversionError, type ConversionErrorCode } from './conversion/errors.ts';
+export { sandboxToV1alpha1, sandboxToV1beta1 } from './conversion/sandbox.ts';
+export {
+  sandboxTemplateToV1alpha1,
+  sandboxTemplateToV1beta1,
+} from './conversion/sandbox-template.ts';
+export { sandboxClaimToV1alpha1, sandboxClaimToV1beta1 } from './conversion/sandbox-claim.ts';
+export {
+  sandboxWarmPoolToV1alpha1,
+  sandboxWarmPoolToV1beta1,
+} from './conversion/sandbox-warm-pool.ts';

@@ -118,6 +118,11 @@ describe('agent-sandbox CLI', () => {
     );
     const filled = await runCli(['validate', '-f', '-', '--set', 'IMAGE=busybox:1.36'], text);
     expect(filled.code).toBe(0);
+    const angle = SANDBOX.replace('image: busybox', 'image: <IMAGE>');
+    expect((await runCli(['validate', '-f', '-'], angle)).stdout).toMatch(
+      /placeholder <IMAGE> is not substituted/,
+    );
+    expect((await runCli(['validate', '-f', '-', '--set', 'IMAGE=busybox'], angle)).code).toBe(0);
     const badSet = await runCli(['validate', '-f', '-', '--set', 'IMAGE'], text);
     expect(badSet.stderr).toMatch(/expected NAME=VALUE/);
   });

@@ -1,7 +1,9 @@
-// `${NAME}` placeholders, as envsubst replaces them in upstream's example manifests
-// (e.g. `image: ${IMAGE}`). `validate --set NAME=VALUE` fills them before validation, and any
-// left are reported, so a template is never mistaken for a finished manifest.
+// Placeholders in manifests meant to be filled in before use: `${NAME}` anywhere in a string, as
+// envsubst replaces them in upstream's examples (`image: ${IMAGE}`), and a whole value `<NAME>`
+// (`image: <IMAGE>`). `validate --set NAME=VALUE` fills both before validation, and any left are
+// reported, so a template is never mistaken for a finished manifest.
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const WHOLE_VALUE_PLACEHOLDER = /^<([A-Z][A-Z0-9_]*)>$/;
 
 export class PlaceholderError extends Error {
   readonly code = 'PlaceholderError';
@@ -26,7 +28,9 @@ export function parseAssignments(pairs: readonly string[]): Map<string, string> 
 /** Replaces known placeholders in every string of a parsed document. */
 export function substitute(value: unknown, values: ReadonlyMap<string, string>): unknown {
   if (typeof value === 'string') {
-    return value.replace(PLACEHOLDER, (whole, name: string) => values.get(name) ?? whole);
+    const whole = WHOLE_VALUE_PLACEHOLDER.exec(value)?.[1];
+    if (whole !== undefined) return values.get(whole) ?? value;
+    return value.replace(PLACEHOLDER, (text, name: string) => values.get(name) ?? text);
   }
   if (Array.isArray(value)) return value.map((v) => substitute(v, values));
   if (value !== null && typeof value === 'object') {
@@ -36,9 +40,22 @@ export function substitute(value: unknown, values: ReadonlyMap<string, string>):
 }
 
 /** Field paths (kubectl style) of strings that still hold a placeholder, with its name. */
-export function findPlaceholders(value: unknown, path = ''): { field: string; name: string }[] {
+export interface PlaceholderUse {
+  field: string;
+  name: string;
+  /** As written: `${NAME}` or `<NAME>`. */
+  text: string;
+}
+
+export function findPlaceholders(value: unknown, path = ''): PlaceholderUse[] {
   if (typeof value === 'string') {
-    return [...value.matchAll(PLACEHOLDER)].map((m) => ({ field: path, name: m[1] as string }));
+    const whole = WHOLE_VALUE_PLACEHOLDER.exec(value)?.[1];
+    if (whole !== undefined) return [{ field: path, name: whole, text: value }];
+    return [...value.matchAll(PLACEHOLDER)].map((m) => ({
+      field: path,
+      name: m[1] as string,
+      text: m[0],
+    }));
   }
   if (Array.isArray(value)) return value.flatMap((v, i) => findPlaceholders(v, `${path}[${i}]`));
   if (value !== null && typeof value === 'object') {

@@ -39,8 +39,8 @@ export function validateDocument(
     ...(options.allowedLabelDomains ? { allowedLabelDomains: options.allowedLabelDomains } : {}),
   });
   const problems = findPlaceholders(value).map(
-    ({ field, name }) =>
-      `${field}: placeholder \${${name}} is not substituted: pass --set ${name}=<value>`,
+    ({ field, name, text }) =>
+      `${field}: placeholder ${text} is not substituted: pass --set ${name}=<value>`,
   );
   problems.push(...result.issues.map(formatFieldIssue));
   return { source: doc.source, ref: result.ref, problems, warnings: result.warnings };
