@@ -4,6 +4,7 @@
 // `dyn` (values are converted per schema type before evaluation, see cel-value.ts) and register
 // the most used library functions; the rest are listed in the package README as unsupported.
 import { Environment } from '@marcbachmann/cel-js';
+import { compileRE2 } from './regex.ts';
 
 type CelValue = unknown;
 
@@ -33,9 +34,10 @@ function deepEqual(a: CelValue, b: CelValue): boolean {
   return false;
 }
 
-/** Go RE2 syntax is close to JS for the patterns rules use; `u` keeps code-point semantics. */
-function toRegExp(pattern: string, flags = 'u'): RegExp {
-  return new RegExp(pattern, flags);
+/** CEL regexes are RE2, translated like schema patterns (regex.ts). */
+function toRegExp(pattern: string, global = false): RegExp {
+  const re = compileRE2(pattern, 'cel');
+  return global ? new RegExp(re.source, `${re.flags}g`) : re;
 }
 
 /**
@@ -90,12 +92,12 @@ function createCelEnvironment(oldSelfType: 'dyn' | 'optional<dyn>'): Environment
         return m === null ? '' : m[0];
       })
       .registerFunction('string.findAll(string): list<string>', (s: string, re: string) =>
-        [...s.matchAll(toRegExp(re, 'gu'))].map((m) => m[0]),
+        [...s.matchAll(toRegExp(re, true))].map((m) => m[0]),
       )
       .registerFunction(
         'string.findAll(string, int): list<string>',
         (s: string, re: string, n: bigint) => {
-          const all = [...s.matchAll(toRegExp(re, 'gu'))].map((m) => m[0]);
+          const all = [...s.matchAll(toRegExp(re, true))].map((m) => m[0]);
           return n < 0n ? all : all.slice(0, Number(n));
         },
       )

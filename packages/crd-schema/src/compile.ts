@@ -8,36 +8,8 @@ import { SchemaError } from './errors.ts';
 import { formatFieldIssue } from './field-issue.ts';
 import type { SchemaNode } from './node.ts';
 import { child, index, key } from './paths.ts';
+import { compileRE2 } from './regex.ts';
 import { structuralProblems } from './structural-checks.ts';
-
-/**
- * Go RE2 and ECMAScript agree on the patterns CRDs use (anchors, classes, quantifiers); RE2 has
- * no lookaround or backreferences and kube rejects those at CRD creation, as we do here. We try
- * the `u` flag first (code-point semantics like RE2) and fall back for patterns that use
- * identity escapes such as `\-` outside classes, which `u` rejects but RE2 accepts.
- */
-function compilePattern(pattern: string, where: string): RegExp {
-  if (/\(\?[=!<]|\\[1-9]/.test(pattern)) {
-    throw new SchemaError(
-      'InvalidPattern',
-      `pattern at ${where || '<root>'} uses lookaround or backreferences, which RE2 does not support: ${pattern}`,
-      { paths: [where] },
-    );
-  }
-  try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    try {
-      return new RegExp(pattern);
-    } catch (err: unknown) {
-      throw new SchemaError(
-        'InvalidPattern',
-        `compile pattern at ${where || '<root>'}: ${pattern}`,
-        { cause: err, paths: [where] },
-      );
-    }
-  }
-}
 
 function hasRules(s: JSONSchemaProps): boolean {
   if ((s['x-kubernetes-validations'] ?? []).length > 0) return true;
@@ -90,7 +62,7 @@ function build(s: JSONSchemaProps, path: string, env: CelEnvironments | undefine
     anyOf: many(s.anyOf, 'anyOf'),
     oneOf: many(s.oneOf, 'oneOf'),
     not: s.not === undefined ? undefined : build(s.not, child(path, 'not'), env),
-    pattern: s.pattern === undefined ? undefined : compilePattern(s.pattern, path),
+    pattern: s.pattern === undefined ? undefined : compileRE2(s.pattern, path),
     rules,
     hasRulesBelow: rules.length > 0 || children.some((c) => c.hasRulesBelow),
     hasListChecksBelow:
