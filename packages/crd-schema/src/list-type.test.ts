@@ -1,5 +1,6 @@
 import type { JSONSchemaProps } from '@agent-sandbox/kube-types';
 import { describe, expect, it } from 'vitest';
+import { admit } from './structural-schema.ts';
 import { compileSpec, messages } from './test-helpers.ts';
 
 const set: JSONSchemaProps = {
@@ -101,15 +102,27 @@ describe('x-kubernetes-list-type (listtype/validation.go)', () => {
     expect(messages(compileSpec({ l: schema }).validate({ spec: { l: list } }))).toEqual(want);
   });
 
-  it('uses the key default for a missing key (defaulting ran first in admission)', () => {
+  it('compares keys as given: a missing key is not its default (admission defaults first)', () => {
     const s = compileSpec({ l: portMap });
-    const issues = s.validate({
-      spec: { l: [{ containerPort: 80 }, { containerPort: 80, protocol: 'TCP' }] },
-    });
+    const list = [{ containerPort: 80 }, { containerPort: 80, protocol: 'TCP' }];
+    expect(s.validate({ spec: { l: list } })).toEqual([]);
+    const issues = admit(s, { spec: { l: list } }).issues;
     expect(messages(issues)).toEqual([
       'spec.l[1]: Duplicate value: map[string]interface {}{"containerPort":80, "protocol":"TCP"}',
     ]);
     expect(issues[0]?.type).toBe('FieldValueDuplicate');
+  });
+
+  it('treats null items and missing single keys as the same unspecified key', () => {
+    const s = compileSpec({
+      l: {
+        ...nameMap,
+        items: { type: 'object', nullable: true, properties: { name: { type: 'string' } } },
+      },
+    });
+    expect(messages(s.validate({ spec: { l: [{ name: 'a' }, null, {}] } }))).toEqual([
+      'spec.l[2]: Duplicate value: map[string]interface {}{}',
+    ]);
   });
 
   it('names nested lists with kube field paths, map keys in brackets', () => {

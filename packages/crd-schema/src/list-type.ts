@@ -25,6 +25,12 @@ function validateSet(path: string, list: unknown[], out: FieldIssue[]): void {
   for (const i of secondOccurrences(ids)) out.push(duplicate(index(path, i), list[i]));
 }
 
+/**
+ * validateListMap: with one key, items are identified by that key's value (a null item or a
+ * missing key is "unspecified", reported as `map[string]interface {}{}`); with several keys,
+ * by the map of the keys that are present. Defaults play no part here; admission defaulted
+ * the keys already.
+ */
 function validateMap(path: string, s: SchemaNode, list: unknown[], out: FieldIssue[]): void {
   for (let i = 0; i < list.length; i++) {
     const x = list[i];
@@ -34,26 +40,19 @@ function validateMap(path: string, s: SchemaNode, list: unknown[], out: FieldIss
     }
   }
   if (list.length <= 1) return;
-  const keyValues = list.map((x) => {
-    const entry: Record<string, unknown> = {};
-    for (const k of s.listMapKeys) {
-      if (isObject(x) && Object.hasOwn(x, k)) entry[k] = x[k];
-      else {
-        // A missing key counts as its default (defaulting already ran) or as "unspecified".
-        const def = s.items?.properties?.get(k)?.props.default;
-        if (def !== undefined) entry[k] = def;
-      }
-    }
-    return entry;
+  const keyMaps = list.map((x) => {
+    const m: Record<string, unknown> = {};
+    for (const k of s.listMapKeys) if (isObject(x) && Object.hasOwn(x, k)) m[k] = x[k];
+    return m;
   });
-  const ids = list.map((x, i) =>
-    x === null
-      ? `null:${i}`
-      : s.listMapKeys
-          .map((k) => canonicalJSON(keyValues[i]?.[k] ?? { unspecified: true }))
-          .join('\u0000'),
-  );
-  for (const i of secondOccurrences(ids)) out.push(duplicate(index(path, i), keyValues[i]));
+  const single = s.listMapKeys.length === 1 ? s.listMapKeys[0] : undefined;
+  const ids = keyMaps.map((m) => {
+    if (single === undefined) return canonicalJSON(m);
+    return Object.hasOwn(m, single)
+      ? `${typeof m[single]}:${canonicalJSON(m[single])}`
+      : 'unspecified';
+  });
+  for (const i of secondOccurrences(ids)) out.push(duplicate(index(path, i), keyMaps[i]));
 }
 
 function walk(path: string, s: SchemaNode | undefined, x: unknown, out: FieldIssue[]): void {
