@@ -63,6 +63,29 @@ const cases: Case[] = [
     want: ['spec: Invalid value: "object": replicas 3 > 2'],
   },
   {
+    name: 'messageExpression result is trimmed',
+    props: intProps,
+    rules: [{ rule: 'false', messageExpression: '"  padded  "' }],
+    spec: {},
+    want: ['spec: Invalid value: "object": padded'],
+  },
+  {
+    name: 'multi-line messageExpression result falls back to the default message',
+    props: intProps,
+    rules: [{ rule: 'false', messageExpression: '"a\\nb"' }],
+    spec: {},
+    want: ['spec: Invalid value: "object": failed rule: false'],
+  },
+  {
+    name: 'overload errors at run time (int-or-string is dynamic)',
+    props: intProps,
+    rules: [{ rule: 'self.port > 80' }],
+    spec: { port: 'http' },
+    want: [
+      'spec: Invalid value: "object": \'no such overload\': call arguments did not match a supported operator, function or macro signature for rule: self.port > 80',
+    ],
+  },
+  {
     name: 'empty messageExpression result falls back to the message',
     props: intProps,
     rules: [{ rule: 'false', message: 'static', messageExpression: '""' }],

@@ -54,12 +54,19 @@ function errorSummary(err: unknown): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
+/** celconfig.MaxEvaluatedMessageExpressionSizeBytes. */
+const MAX_MESSAGE_BYTES = 5 * 1024;
+
 /** messageExpression must give a non-empty single-line string; otherwise the static message. */
 function failureMessage(r: CompiledRule, ctx: Record<string, unknown>): string {
   if (r.messageProgram !== undefined) {
     try {
       const m: unknown = r.messageProgram(ctx);
-      if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) return m;
+      // evalMessageExpression: trimmed, at most 5 KiB, one line, not empty.
+      const trimmed = typeof m === 'string' ? m.trim() : '';
+      if (trimmed !== '' && trimmed.length <= MAX_MESSAGE_BYTES && !trimmed.includes('\n')) {
+        return trimmed;
+      }
     } catch {
       // Evaluation errors of messageExpression fall back to the static message (validation.go).
     }
@@ -67,45 +74,58 @@ function failureMessage(r: CompiledRule, ctx: Record<string, unknown>): string {
   return ruleMessageOrDefault(r);
 }
 
+/**
+ * Evaluate the rules of one node. `unchanged` is the ratcheting decision (KEP-4008): on an
+ * update, failures of non-transition rules on a value equal to its old value (or, for values
+ * that cannot be correlated, whose nearest correlated ancestor is unchanged) are warnings in
+ * kube, not errors; we have no warning channel, so they are dropped.
+ */
 function evaluateRules(
   s: SchemaNode,
   obj: unknown,
   old: unknown,
+  unchanged: boolean,
   path: string,
   out: FieldIssue[],
 ): void {
   const hasOld = old !== undefined && old !== null;
-  // Ratcheting (KEP-4008): failures of non-transition rules on a value unchanged from its
-  // correlated old value are warnings, not errors; we have no warning channel, so they are
-  // not evaluated at all.
-  const unchanged = old !== undefined && jsonEqual(old, obj);
   const type = s.type ?? '';
   const self = toCelValue(obj, s);
   let oldSelf: unknown;
   for (const r of s.rules) {
     if (r.usesOldSelf && !hasOld && r.rule.optionalOldSelf !== true) continue;
-    if (unchanged && !r.usesOldSelf) continue;
     const ctx: Record<string, unknown> = { self };
     if (r.usesOldSelf) {
       if (hasOld && oldSelf === undefined) oldSelf = toCelValue(old, s);
-      ctx['oldSelf'] =
-        r.rule.optionalOldSelf === true
-          ? hasOld
-            ? Optional.of(oldSelf)
-            : Optional.none()
-          : oldSelf;
+      if (r.rule.optionalOldSelf === true) {
+        ctx['oldSelf'] = hasOld ? Optional.of(oldSelf) : Optional.none();
+      } else {
+        ctx['oldSelf'] = oldSelf;
+      }
     }
     let result: unknown;
     try {
       result = r.program(ctx);
     } catch (err: unknown) {
-      out.push(invalid(path, type, `${errorSummary(err)} evaluating rule: ${ruleErrorString(r)}`));
+      out.push(invalid(path, type, evaluationErrorDetail(err, r)));
       continue;
     }
-    if (result === true) continue;
+    if (result === true || (unchanged && !r.usesOldSelf)) continue;
     const at = r.fieldPath === '' ? path : child(path, r.fieldPath);
     out.push(fieldErrorForReason(at, type, failureMessage(r, ctx), r));
   }
+}
+
+/**
+ * validation.go: overload errors get a longer explanation (they only happen at run time for
+ * dynamically typed values such as int-or-string); everything else is "<err> evaluating rule".
+ */
+function evaluationErrorDetail(err: unknown, r: CompiledRule): string {
+  const summary = errorSummary(err);
+  if (summary.startsWith('found no matching overload') || summary.startsWith('no such overload')) {
+    return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r)}`;
+  }
+  return `${summary} evaluating rule: ${ruleErrorString(r)}`;
 }
 
 /** Old list-map items correlate with new ones by their map keys (validation.go makeMapList). */
@@ -128,28 +148,34 @@ function walk(
   s: SchemaNode | undefined,
   obj: unknown,
   old: unknown,
+  inheritedUnchanged: boolean,
   path: string,
   out: FieldIssue[],
 ): void {
   if (s === undefined || !s.hasRulesBelow || obj === null || obj === undefined) return;
-  if (s.rules.length > 0) evaluateRules(s, obj, old, path, out);
+  // A value without an old counterpart ratchets with its nearest correlated ancestor.
+  const unchanged = old !== undefined ? jsonEqual(old, obj) : inheritedUnchanged;
+  if (s.rules.length > 0) evaluateRules(s, obj, old, unchanged, path, out);
   if (Array.isArray(obj)) {
     const items = s.items;
     if (items === undefined) return;
     const oldOf = correlate(s, old);
-    obj.forEach((v, i) => walk(items, v, oldOf?.(v), index(path, i), out));
+    obj.forEach((v, i) => walk(items, v, oldOf?.(v), unchanged, index(path, i), out));
     return;
   }
   if (!isObject(obj)) return;
   const oldMap = isObject(old) ? old : undefined;
+  const oldOf = (k: string): unknown =>
+    oldMap !== undefined && Object.hasOwn(oldMap, k) ? oldMap[k] : undefined;
   if (s.additionalProperties !== undefined) {
-    for (const [k, v] of Object.entries(obj))
-      walk(s.additionalProperties, v, oldMap?.[k], key(path, k), out);
+    for (const [k, v] of Object.entries(obj)) {
+      walk(s.additionalProperties, v, oldOf(k), unchanged, key(path, k), out);
+    }
   }
   if (s.properties !== undefined) {
     for (const [k, v] of Object.entries(obj)) {
       const prop = s.properties.get(k);
-      if (prop !== undefined) walk(prop, v, oldMap?.[k], child(path, k), out);
+      if (prop !== undefined) walk(prop, v, oldOf(k), unchanged, child(path, k), out);
     }
   }
 }
@@ -157,6 +183,6 @@ function walk(
 /** Run every rule under `root`; `old` is the stored object on update, undefined on create. */
 export function validateRules(root: SchemaNode, obj: unknown, old: unknown): FieldIssue[] {
   const out: FieldIssue[] = [];
-  walk(root, obj, old, '', out);
+  walk(root, obj, old, false, '', out);
   return out;
 }

@@ -91,4 +91,22 @@ describe('ratcheting on update', () => {
       'spec.a: Invalid value: "string": a is bad',
     ]);
   });
+
+  it('ratchets rules on items of an unchanged atomic list through the list', () => {
+    const atomic = compileSpec({
+      l: {
+        type: 'array',
+        items: {
+          type: 'string',
+          'x-kubernetes-validations': [{ rule: "self != 'bad'", message: 'bad item' }],
+        },
+      },
+      other: { type: 'string' },
+    });
+    const old = { spec: { l: ['bad'], other: 'a' } };
+    expect(messages(atomic.validate({ spec: { l: ['bad'], other: 'b' } }, old))).toEqual([]);
+    expect(messages(atomic.validate({ spec: { l: ['bad', 'ok'] } }, old))).toEqual([
+      'spec.l[0]: Invalid value: "string": bad item',
+    ]);
+  });
 });
