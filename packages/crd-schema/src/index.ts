@@ -19,3 +19,9 @@ export {
   type FieldIssue,
 } from './field-issue.ts';
 export { SchemaError, type SchemaErrorCode } from './errors.ts';
+export {
+  embedCoreSchema,
+  CoreSchemaError,
+  type OpenApiDefinition,
+  type OpenApiDefinitions,
+} from './openapi-to-structural.ts';

@@ -6,7 +6,7 @@ import openapi from '@agent-sandbox/kube-types/openapi/k8s-openapi.json' with { 
 import type { TSchema } from '@sinclair/typebox';
 import { deprecationWarning, STORAGE_VERSION } from '../groups.ts';
 import { CORE_REF } from '../schema.ts';
-import { embedCoreSchema, type OpenApiDefinitions } from './embed-core-schema.ts';
+import { embedCoreSchema, type OpenApiDefinitions } from '@agent-sandbox/crd-schema';
 import { KIND_DEFINITIONS, type KindDefinition } from './kinds.ts';
 
 /** Where kube-apiserver sends ConversionReviews: the controller's webhook Service (spec §1, §17). */

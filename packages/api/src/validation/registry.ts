@@ -3,9 +3,12 @@
 // example manifests mix in (ConfigMap, NetworkPolicy, ...). Schemas compile on first use.
 import type { JSONSchemaProps } from '@agent-sandbox/kube-types';
 import openapi from '@agent-sandbox/kube-types/openapi/k8s-openapi.json' with { type: 'json' };
-import { StructuralSchema } from '@agent-sandbox/crd-schema';
 import { buildCrds } from '../crd/build-crds.ts';
-import { embedCoreSchema, type OpenApiDefinitions } from '../crd/embed-core-schema.ts';
+import {
+  embedCoreSchema,
+  StructuralSchema,
+  type OpenApiDefinitions,
+} from '@agent-sandbox/crd-schema';
 import type { KindName } from '../groups.ts';
 
 export interface ServedKind {
