@@ -53,10 +53,16 @@ describe('ratcheting on update', () => {
       [tooBig('spec.atomic[0].size', 9)],
     ],
     [
-      'set items correlate by value',
-      { tags: ['long', 'x', 'newlong'] },
+      'set items do not correlate',
+      { tags: ['long', 'x'] },
       { tags: ['long'] },
-      ['spec.tags[2]: Too long: may not be more than 2 bytes'],
+      ['spec.tags[0]: Too long: may not be more than 2 bytes'],
+    ],
+    [
+      'an unchanged set is ratcheted as a whole',
+      { tags: ['long'], size: 1 },
+      { tags: ['long'] },
+      [],
     ],
     [
       'map values correlate by key',

@@ -1,8 +1,9 @@
 // Correlation of a new value with its old counterpart on update, for validation ratcheting
 // (KEP-4008, CRDValidationRatcheting, on by default in 1.32; kube-openapi
-// pkg/validation/validate/ratcheting.go). Values correlate through object properties and map
-// keys, list-type=map items with equal map keys, and list-type=set items with equal values;
-// items of atomic lists do not correlate.
+// pkg/validation/validate/ratcheting.go, k8s.io/apiserver/pkg/cel/common CorrelatedObject).
+// Values correlate through object properties and map keys and through list-type=map items with
+// equal map keys; items of sets and atomic lists do not correlate (CorrelatedObject.Index
+// returns nil for them), so they are only ratcheted when their whole list is unchanged.
 import { canonicalJSON, jsonEqual } from './json.ts';
 import { isObject, type SchemaNode } from './node.ts';
 
@@ -24,9 +25,6 @@ export function oldField(old: Old, k: string): Old {
 export function oldItems(s: SchemaNode, old: Old): (item: unknown) => Old {
   if (old === undefined || !Array.isArray(old.value)) return () => undefined;
   const list = old.value;
-  if (s.listType === 'set') {
-    return (item) => (list.some((x) => jsonEqual(x, item)) ? { value: item } : undefined);
-  }
   if (s.listType === 'map') {
     const id = (x: unknown): string | undefined =>
       isObject(x)
