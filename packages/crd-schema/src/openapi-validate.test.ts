@@ -177,6 +177,18 @@ const cases: Case[] = [
     want: ['spec.x: Invalid value: 4: spec.x in body should be a multiple of 3'],
   },
   { name: 'multipleOf ok', schema: { type: 'number', multipleOf: 0.5 }, value: 1.5, want: [] },
+  {
+    name: 'multipleOf tolerates float error',
+    schema: { type: 'number', multipleOf: 0.1 },
+    value: 0.3,
+    want: [],
+  },
+  {
+    name: 'multipleOf float',
+    schema: { type: 'number', multipleOf: 0.25 },
+    value: 0.3,
+    want: ['spec.x: Invalid value: 0.3: spec.x in body should be a multiple of 0.25'],
+  },
   // strings
   {
     name: 'minLength',

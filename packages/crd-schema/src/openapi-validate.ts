@@ -197,7 +197,7 @@ function validateString(s: SchemaNode, data: string, name: string, r: Result): v
 }
 
 /**
- * validator.go numberValidator: multipleOf, maximum, minimum. values.go's *NativeType checks
+ * validator.go numberValidator: multipleOf, then minimum, then maximum (its Merge order). values.go's *NativeType checks
  * compare an int64 value against int64(limit), so limits print as integers for integer data
  * and with %v (Go float formatting) otherwise.
  */
@@ -210,19 +210,12 @@ function validateNumber(s: SchemaNode, data: number, kind: Kind, name: string, r
   const show = (n: number): string => (asInt ? String(Math.trunc(n)) : goFloat(n));
   if (multipleOf !== undefined) {
     const intFactor = asInt && Number.isInteger(multipleOf);
-    const ok = intFactor ? data % multipleOf === 0 : Number.isInteger(data / multipleOf);
+    const ok = intFactor
+      ? data % multipleOf === 0
+      : isFloat64AJSONInteger(floatMultiple(data, multipleOf));
     if (!ok) {
       const shown = intFactor ? String(multipleOf) : goFloat(multipleOf);
       r.issues.push(invalid(field(name), data, `${name} in body should be a multiple of ${shown}`));
-    }
-  }
-  if (maximum !== undefined) {
-    const max = limit(maximum);
-    if (exclusiveMaximum ? data >= max : data > max) {
-      const rel = exclusiveMaximum ? 'less than' : 'less than or equal to';
-      r.issues.push(
-        invalid(field(name), data, `${name} in body should be ${rel} ${show(maximum)}`),
-      );
     }
   }
   if (minimum !== undefined) {
@@ -234,6 +227,30 @@ function validateNumber(s: SchemaNode, data: number, kind: Kind, name: string, r
       );
     }
   }
+  if (maximum !== undefined) {
+    const max = limit(maximum);
+    if (exclusiveMaximum ? data >= max : data > max) {
+      const rel = exclusiveMaximum ? 'less than' : 'less than or equal to';
+      r.issues.push(
+        invalid(field(name), data, `${name} in body should be ${rel} ${show(maximum)}`),
+      );
+    }
+  }
+}
+
+/** values.go MultipleOf: divide, or multiply by the inverse for factors below 1. */
+function floatMultiple(data: number, factor: number): number {
+  return factor < 1 ? (1 / factor) * data : data / factor;
+}
+
+/** swag.IsFloat64AJSONInteger: whole within a relative error of 1e-9, and within ±2^53. */
+function isFloat64AJSONInteger(f: number): boolean {
+  if (!Number.isFinite(f) || Math.abs(f) > 2 ** 53) return false;
+  const g = Math.trunc(f);
+  if (f === g) return true;
+  const diff = Math.abs(f - g);
+  if (g === 0) return false;
+  return diff / (Math.abs(f) + Math.abs(g)) < 1e-9;
 }
 
 /** slice_validator.go: items first, then minItems, maxItems, uniqueItems. */
