@@ -29,9 +29,22 @@ function isDateTime(s: string): boolean {
   return (m[1] ?? '') <= '23' && (m[2] ?? '') <= '59' && (m[3] ?? '') <= '59';
 }
 
-/** base64.StdEncoding.DecodeString: standard alphabet, padding required. */
+/** govalidator.IsBase64: standard alphabet, padded, at least one quantum. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 function isBase64(s: string): boolean {
-  return s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
+  return BASE64.test(s);
+}
+
+/** strfmt.IsHostname: HostnamePattern, at most 255 bytes, labels of at most 63. */
+const HOSTNAME =
+  /^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9\-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z0-9\p{S}\p{L}])(-?[a-zA-Z0-9\p{S}\p{L}]){1,62})$/u;
+function isHostname(s: string): boolean {
+  const bytes = new TextEncoder().encode(s).length;
+  return (
+    HOSTNAME.test(s) &&
+    bytes <= 255 &&
+    s.split('.').every((p) => new TextEncoder().encode(p).length <= 63)
+  );
 }
 
 function isIPv4(s: string): boolean {
@@ -79,11 +92,7 @@ const VALIDATORS: Readonly<Record<string, (s: string) => boolean>> = {
     /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i.test(s) ||
     /^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$/i.test(s) ||
     /^([0-9a-f]{4}\.){2}[0-9a-f]{4}$/i.test(s),
-  hostname: (s) =>
-    s.length <= 255 &&
-    /^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$/u.test(
-      s,
-    ),
+  hostname: isHostname,
   email: (s) => /^[^\s@<>]+@[^\s@<>]+$/.test(s),
   uri: (s) => /^([a-zA-Z][a-zA-Z0-9+.-]*:|\/)\S*$/.test(s),
   hexcolor: (s) => /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s),

@@ -25,3 +25,11 @@ export {
   type OpenApiDefinition,
   type OpenApiDefinitions,
 } from './openapi-to-structural.ts';
+export { validateObjectMeta } from './object-meta-validation.ts';
+export {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isEnvVarName,
+  isQualifiedName,
+  isValidLabelValue,
+} from './names.ts';

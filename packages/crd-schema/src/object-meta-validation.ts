@@ -1,7 +1,7 @@
 // ObjectMeta checks kube-apiserver applies to every custom resource
 // (apimachinery/pkg/api/validation/objectmeta.go, with NameIsDNSSubdomain for CRs).
-import type { FieldIssue } from '@agent-sandbox/crd-schema';
-import { invalid, required, tooLong } from '@agent-sandbox/crd-schema';
+import type { FieldIssue } from './field-issue.ts';
+import { invalid, required, tooLong } from './field-issue.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.ts';
 
 const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
