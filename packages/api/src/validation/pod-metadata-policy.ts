@@ -1,7 +1,7 @@
 // The additionalPodMetadata rules of a SandboxClaim (spec §12.6, KEP-174): which labels and
 // annotations a claim may add to its Pod. Returns upstream's exact error texts, which the claim
 // controller puts into its InvalidMetadata condition and `agent-sandbox validate` reports.
-import { isQualifiedName, isValidLabelValue } from './names.ts';
+import { isQualifiedName, isValidLabelValue } from '@agent-sandbox/crd-schema';
 
 export const DEFAULT_ALLOWED_LABEL_DOMAINS = ['sandbox.users.io'] as const;
 const RESTRICTED_ANNOTATION_DOMAINS = ['kubernetes.io', 'k8s.io', 'agents.x-k8s.io'];

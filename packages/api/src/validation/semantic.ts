@@ -1,9 +1,15 @@
 // Checks our kinds need beyond their CRD schemas: what upstream's controllers would otherwise
 // reject later through a status condition (spec §12.6, §12.8), reported at the door instead.
 import type { FieldIssue } from '@agent-sandbox/crd-schema';
-import { duplicate, invalid, required } from '@agent-sandbox/crd-schema';
+import {
+  duplicate,
+  invalid,
+  isDNS1123Subdomain,
+  isEnvVarName,
+  required,
+} from '@agent-sandbox/crd-schema';
 import type { KindName } from '../groups.ts';
-import { isDNS1123Subdomain, isEnvVarName } from './names.ts';
+
 import { checkAdditionalPodMetadata } from './pod-metadata-policy.ts';
 
 export interface SemanticOptions {

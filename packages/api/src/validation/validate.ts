@@ -8,10 +8,11 @@ import {
   isRulesSkippedIssue,
   notSupported,
   required,
+  validateObjectMeta,
   type FieldIssue,
 } from '@agent-sandbox/crd-schema';
 import { deprecationWarning } from '../groups.ts';
-import { validateObjectMeta } from './object-meta.ts';
+
 import { apiVersionsOf, findServedKind } from './registry.ts';
 import { semanticIssues, type SemanticOptions } from './semantic.ts';
 
