@@ -102,6 +102,18 @@ const cases: { name: string; schema: JSONSchemaProps; value: unknown; want: stri
     want: ['spec.x: Invalid value: "soon": spec.x in body must be of type duration: "soon"'],
   },
   {
+    name: 'byte empty',
+    schema: { type: 'string', format: 'byte' },
+    value: '',
+    want: ['spec.x: Invalid value: "": spec.x in body must be of type byte: ""'],
+  },
+  {
+    name: 'hostname bad',
+    schema: { type: 'string', format: 'hostname' },
+    value: '-bad',
+    want: ['spec.x: Invalid value: "-bad": spec.x in body must be of type hostname: "-bad"'],
+  },
+  {
     name: 'datetime alias',
     schema: { type: 'string', format: 'datetime' },
     value: '2025-01-02T03:04:05Z',
