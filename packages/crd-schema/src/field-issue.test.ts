@@ -70,6 +70,11 @@ describe('field error rendering (field.Error.ErrorBody)', () => {
       tooMany('spec.items', 11, 10),
       'spec.items: Too many: 11: must have at most 10 items',
     ],
+    [
+      'too many, one item',
+      tooMany('spec.items', 2, 1),
+      'spec.items: Too many: 2: must have at most 1 item',
+    ],
   ])('%s', (_name, issue, want) => {
     expect(formatFieldIssue(issue)).toBe(want);
   });

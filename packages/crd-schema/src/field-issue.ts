@@ -102,8 +102,12 @@ export function tooLong(field: string, value: unknown, maxLength: number): Field
   return out;
 }
 
-/** field.TooMany: "Too many: <actual>: must have at most <max> items". */
+/**
+ * field.TooMany: "Too many: <actual>: must have at most <max> items" ("item" for 1, the same
+ * singular rule 1.32's TooLong applies to "byte").
+ */
 export function tooMany(field: string, actual: number, max: number): FieldIssue {
-  const detail = max >= 0 ? `must have at most ${max} items` : 'has too many items';
+  const unit = max === 1 ? 'item' : 'items';
+  const detail = max >= 0 ? `must have at most ${max} ${unit}` : 'has too many items';
   return issue('FieldValueTooMany', field, actual, detail);
 }

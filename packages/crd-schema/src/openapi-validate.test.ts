@@ -245,7 +245,7 @@ const cases: Case[] = [
     value: ['a', 2],
     want: [
       'spec.x[0]: Invalid value: "string": spec.x[0] in body must be of type integer: "string"',
-      'spec.x: Too many: 2: must have at most 1 items',
+      'spec.x: Too many: 2: must have at most 1 item',
     ],
   },
   {
@@ -278,7 +278,7 @@ const cases: Case[] = [
     name: 'maxProperties stops object validation',
     schema: { type: 'object', maxProperties: 1, additionalProperties: { type: 'string' } },
     value: { a: 1, b: 2 },
-    want: ['spec.x: Too many: 2: must have at most 1 items'],
+    want: ['spec.x: Too many: 2: must have at most 1 item'],
   },
   {
     name: 'additionalProperties values are named with dots by kube-openapi',
