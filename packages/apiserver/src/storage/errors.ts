@@ -1,0 +1,45 @@
+// One root error class for storage (STYLE.md "Error-handling rules"): the HTTP layer maps each
+// `code` to a metav1.Status once (semantics doc §7); across processes, compare `code`, never the
+// message.
+
+/** Stable codes for everything the storage layer throws. */
+export type StorageErrorCode =
+  /** The file is a SQLite database whose pages are damaged (SQLITE_CORRUPT, failed quick_check). */
+  | 'Corrupt'
+  /** The file exists but is not a SQLite database at all (wrong header, SQLITE_NOTADB). */
+  | 'NotSqlite'
+  /** The file is a SQLite database that belongs to some other application. */
+  | 'Foreign'
+  /** Another process holds the database (our exclusive lock, or a write lock past the busy timeout). */
+  | 'Locked'
+  /** The database was written by a newer version of this program (schema version too new). */
+  | 'NewerSchema'
+  /** create: the key already has a live object (kube `AlreadyExists`). */
+  | 'KeyExists'
+  /** update/delete: the key has no live object (kube `NotFound`). */
+  | 'NotFound'
+  /** update/delete: `expectedRevision` is not the key's current revision (kube `Conflict`). */
+  | 'Conflict'
+  /** The requested revision is older than the compact revision: history is gone (kube 410 `Expired`). */
+  | 'Compacted'
+  /** The requested revision is newer than the current revision (kube 504 `ResourceVersionTooLarge`). */
+  | 'TooLargeResourceVersion'
+  /** A watcher fell behind and its callback failed, or the store was closed under it. */
+  | 'WatchClosed'
+  /** The store was used after `close()`, or a caller broke a documented precondition. */
+  | 'InvalidArgument';
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+
+  constructor(code: StorageErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'StorageError';
+    this.code = code;
+  }
+}
+
+/** Narrowing helper: `isStorageError(err, 'Conflict')`. */
+export function isStorageError(err: unknown, code?: StorageErrorCode): err is StorageError {
+  return err instanceof StorageError && (code === undefined || err.code === code);
+}
