@@ -1,8 +1,10 @@
 // Validation of x-kubernetes-embedded-resource values, after apiextensions-apiserver
 // pkg/apiserver/schema/objectmeta/validation.go (validateEmbeddedResource): apiVersion and kind
-// are required strings; kind must be a DNS-1035 label up to case.
+// are required strings, kind must be a DNS-1035 label up to case, and metadata must be valid
+// ObjectMeta with path-segment names.
 import { invalid, required, type FieldIssue } from './field-issue.ts';
 import { isObject, type SchemaNode } from './node.ts';
+import { validateEmbeddedObjectMeta } from './embedded-object-meta.ts';
 import { child, index, key } from './paths.ts';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -14,9 +16,9 @@ function validateEmbeddedResource(
   x: Record<string, unknown>,
   out: FieldIssue[],
 ): void {
-  if (!Object.hasOwn(x, 'apiVersion'))
-    out.push(required(child(path, 'apiVersion'), 'must not be empty'));
-  if (!Object.hasOwn(x, 'kind')) out.push(required(child(path, 'kind'), 'must not be empty'));
+  // apiVersion and kind are required, metadata is not.
+  if (!Object.hasOwn(x, 'apiVersion')) out.push(required(child(path, 'apiVersion')));
+  if (!Object.hasOwn(x, 'kind')) out.push(required(child(path, 'kind')));
   if (Object.hasOwn(x, 'apiVersion')) {
     const v = x['apiVersion'];
     if (typeof v !== 'string') out.push(invalid(child(path, 'apiVersion'), v, 'must be a string'));
@@ -42,6 +44,9 @@ function validateEmbeddedResource(
           ),
         );
     }
+  }
+  if (Object.hasOwn(x, 'metadata')) {
+    out.push(...validateEmbeddedObjectMeta(x['metadata'], child(path, 'metadata')));
   }
 }
 

@@ -49,10 +49,7 @@ describe('embedded resources (schemaobjectmeta.Validate)', () => {
     [
       'missing apiVersion and kind',
       { metadata: {} },
-      [
-        'spec.template.apiVersion: Required value: must not be empty',
-        'spec.template.kind: Required value: must not be empty',
-      ],
+      ['spec.template.apiVersion: Required value', 'spec.template.kind: Required value'],
     ],
     [
       'kind not a string',
