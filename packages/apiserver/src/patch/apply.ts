@@ -1,0 +1,149 @@
+// Server-side apply (application/apply-patch+yaml; spec §5.4), after kube's fieldmanager and
+// structured-merge-diff's Updater.Apply: merge the applied configuration into the live object,
+// prune what this manager applied before and nobody owns now, detect conflicts with other
+// managers, and record the applied field set as the manager's Apply entry.
+import type { ManagedFieldsEntry } from '@agent-sandbox/kube-types';
+import { PatchError } from './errors.ts';
+import type { FieldSet } from './field-set.ts';
+import { deepEqual, isObject, type JsonObject } from './json-value.ts';
+import {
+  BEFORE_FIRST_APPLY_MANAGER,
+  STRIPPED_FIELDS,
+  capUpdateManagers,
+  decodeManagedFields,
+  encodeManagedFields,
+  managerIdentifier,
+} from './managed-fields.ts';
+import type { MergeSchema } from './merge-schema.ts';
+import { transferOwnership, withManagedFields, withoutManagedFields } from './ownership.ts';
+import { compare, mergeValues, pruneFields, toFieldSet, zeroObject } from './typed.ts';
+
+export interface ApplyOptions {
+  /** The `fieldManager` query parameter (required for apply; the HTTP layer checks). */
+  manager: string;
+  /** The `force` query parameter: take ownership of conflicting fields instead of failing. */
+  force: boolean;
+  /** The request's `<group>/<version>` (`v1` for core). */
+  apiVersion: string;
+  schema: MergeSchema;
+  /** RFC 3339 timestamp, whole seconds (metav1.Time). */
+  now: string;
+  /** `status` when applying through the status subresource. */
+  subresource?: string;
+  /** Fields this endpoint resets and nobody owns through it (strategy reset fields). */
+  ignoredFields?: FieldSet;
+}
+
+export interface ApplyResult {
+  /** The merged object with `metadata.managedFields` set. */
+  object: JsonObject;
+  managedFields: ManagedFieldsEntry[];
+}
+
+/** `<namespace>/<name>; <group>/<version>, Kind=<kind>` as kube's objectGVKNN prints it. */
+function describeObject(obj: JsonObject): string {
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const gv = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  return `${String(meta.namespace ?? '')}/${String(meta.name ?? '')}; ${gv}, Kind=${kind}`;
+}
+
+/**
+ * Apply `applied` for `opts.manager` to `live` (undefined when the apply creates the object).
+ *
+ * Throws PatchError: `InvalidApply` 400 when the body carries `metadata.managedFields`;
+ * `InvalidApply` 500 (no reason, like the real server) when the body does not fit the schema
+ * (undeclared field, list-map item without its keys, duplicate keys); ApplyConflictError (409)
+ * when another manager owns a field the apply would change and `force` is false.
+ *
+ * A re-apply that changes nothing returns the live managedFields untouched (timestamps included),
+ * so storage can treat the write as a no-op.
+ */
+export function apply(
+  live: JsonObject | undefined,
+  applied: JsonObject,
+  opts: ApplyOptions,
+): ApplyResult {
+  const appliedMeta = applied.metadata;
+  if (isObject(appliedMeta) && appliedMeta.managedFields != null) {
+    throw new PatchError('InvalidApply', 'metadata.managedFields must be nil', {
+      statusCode: 400,
+      reason: 'BadRequest',
+    });
+  }
+  const { set: configFields, errors } = toFieldSet(applied, opts.schema, { strict: true });
+  if (errors.length > 0) {
+    const detail =
+      errors.length === 1 ? errors[0] : ['errors:', ...errors.map((e) => '  ' + e)].join('\n');
+    throw new PatchError(
+      'InvalidApply',
+      `failed to create typed patch object (${describeObject(applied)}): ${detail}`,
+      { statusCode: 500, reason: '' },
+    );
+  }
+
+  const liveObj = live === undefined ? {} : withoutManagedFields(live);
+  const liveEntries = isObject(live?.metadata) ? live.metadata.managedFields : undefined;
+  const managers = decodeManagedFields(liveEntries);
+
+  // skipNonAppliedManager: an existing object nobody manages is first owned, as an Update, by
+  // `before-first-apply`, so a partial apply cannot silently delete its fields.
+  if (live !== undefined && managers.size === 0) {
+    const c = compare(zeroObject(opts.schema), liveObj, opts.schema);
+    const owned = c.added.union(c.modified).difference(STRIPPED_FIELDS);
+    if (!owned.isEmpty()) {
+      const record = {
+        manager: BEFORE_FIRST_APPLY_MANAGER,
+        operation: 'Update' as const,
+        apiVersion: opts.apiVersion,
+      };
+      managers.set(managerIdentifier(record), { ...record, time: opts.now, set: owned });
+    }
+  }
+
+  const applier = {
+    manager: opts.manager,
+    operation: 'Apply' as const,
+    apiVersion: opts.apiVersion,
+    ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }),
+  };
+  const self = managerIdentifier(applier);
+  const previous = managers.get(self);
+  let fields = configFields;
+  if (opts.ignoredFields !== undefined) fields = fields.recursiveDifference(opts.ignoredFields);
+  managers.set(self, { ...applier, time: opts.now, set: fields });
+
+  let merged = mergeValues(liveObj, applied, opts.schema) as JsonObject;
+  if (previous !== undefined && !previous.set.isEmpty()) {
+    let owned = fields;
+    for (const r of managers.values()) owned = owned.union(r.set);
+    const pruned = pruneFields(
+      merged,
+      previous.set.ensureNamedFieldsAreMembers(opts.schema),
+      owned.ensureNamedFieldsAreMembers(opts.schema),
+      opts.schema,
+    );
+    merged = isObject(pruned) ? pruned : {};
+  }
+
+  transferOwnership(liveObj, merged, opts.schema, managers, self, opts.force);
+
+  const mine = managers.get(self);
+  if (mine !== undefined) {
+    mine.set = mine.set.difference(STRIPPED_FIELDS);
+    if (mine.set.isEmpty()) managers.delete(self);
+  }
+  capUpdateManagers(managers);
+  let managedFields = encodeManagedFields(managers);
+
+  // IgnoreManagedFieldsTimestampsTransformer: if only timestamps moved, keep the stored entries.
+  if (live !== undefined && Array.isArray(liveEntries) && deepEqual(liveObj, merged)) {
+    const strip = (es: readonly unknown[]): unknown[] =>
+      es.map((e) => (isObject(e) ? { ...e, time: undefined } : e));
+    if (deepEqual(strip(managedFields), strip(liveEntries))) {
+      managedFields = liveEntries as ManagedFieldsEntry[];
+    }
+  }
+  return { object: withManagedFields(merged, managedFields), managedFields };
+}

@@ -1,0 +1,359 @@
+// Schema-aware walks over JSON values, after structured-merge-diff's typed package: the field set
+// of a value (tofieldset.go), the comparison of two values (Compare: added/modified/removed),
+// the apply merge (merge.go, right-hand side wins) and removal of a field set (remove.go).
+import {
+  FieldSet,
+  fieldElement,
+  keyElement,
+  pathToString,
+  serializePathElement,
+  valueElement,
+  type FieldPath,
+  type PathElement,
+} from './field-set.ts';
+import { deepClone, deepEqual, isObject, type JsonObject } from './json-value.ts';
+import { DEDUCED, type MergeSchema } from './merge-schema.ts';
+
+type Shape = 'leaf' | 'map' | 'list';
+
+/** How a value is walked under a schema node: atomic maps/lists and scalars are leaves. */
+function shapeOf(schema: MergeSchema, v: unknown): Shape {
+  if (isObject(v)) {
+    if (schema.kind === 'deduced') return 'map';
+    return schema.kind === 'map' && schema.mapType === 'granular' ? 'map' : 'leaf';
+  }
+  if (Array.isArray(v)) {
+    return schema.kind === 'list' && schema.listType !== 'atomic' ? 'list' : 'leaf';
+  }
+  return 'leaf';
+}
+
+function isEmptyContainer(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
+}
+
+/** The shape both sides are walked with; empty-on-both-sides containers are leaves (SMD). */
+function pairShape(schema: MergeSchema, l: unknown, r: unknown): Shape {
+  const sl = l === undefined ? undefined : shapeOf(schema, l);
+  const sr = r === undefined ? undefined : shapeOf(schema, r);
+  if (sl !== undefined && sr !== undefined && sl !== sr) return 'leaf';
+  const s = sl ?? sr ?? 'leaf';
+  if (s !== 'leaf' && isEmptyContainer(l) && isEmptyContainer(r)) return 'leaf';
+  return s;
+}
+
+/** The schema of map key `key`: a declared field, else the element type, else undefined. */
+function mapChild(schema: MergeSchema, key: string): MergeSchema | undefined {
+  if (schema.kind === 'deduced') return DEDUCED;
+  return schema.field(key) ?? schema.elements();
+}
+
+/** The path element of a list item: `k:{…}` for list maps, `v:…` for sets (listItemToPathElement). */
+export function itemElement(list: MergeSchema, item: unknown): PathElement | string {
+  if (list.listType === 'map' && list.listMapKeys.length > 0) {
+    if (item === null) return 'associative list with keys may not have a null element';
+    if (!isObject(item)) return 'associative list with keys may not have non-map elements';
+    const fields: [string, unknown][] = [];
+    for (const key of list.listMapKeys) {
+      let v = item[key];
+      if (v === undefined) v = list.items().field(key)?.defaultValue;
+      if (v === undefined) {
+        return `associative list with keys has an element that omits key field ${JSON.stringify(key)} (and doesn't have default value)`;
+      }
+      fields.push([key, v]);
+    }
+    return keyElement(fields);
+  }
+  if (item === null) return "associative list without keys has an element that's an explicit null";
+  if (Array.isArray(item)) return 'not supported: associative list with lists as elements';
+  return valueElement(item);
+}
+
+interface IndexedList {
+  readonly order: PathElement[];
+  readonly items: Map<string, unknown>;
+}
+
+/** Key every item; later duplicates and unkeyable items are ignored, as indexListPathElements does. */
+function indexList(schema: MergeSchema, list: readonly unknown[] | undefined): IndexedList {
+  const order: PathElement[] = [];
+  const items = new Map<string, unknown>();
+  for (const item of list ?? []) {
+    const pe = itemElement(schema, item);
+    if (typeof pe === 'string') continue;
+    const key = serializePathElement(pe);
+    if (items.has(key)) continue;
+    items.set(key, item);
+    order.push(pe);
+  }
+  return { order, items };
+}
+
+export interface FieldSetOptions {
+  /** Report fields the schema does not declare and list items without keys (for applied configs). */
+  strict?: boolean;
+}
+
+/**
+ * The set of fields a value sets (typed.ToFieldSet): leaves, atomic lists/maps, list items, map
+ * entries that are not struct fields, and empty or null struct fields. With `strict`, schema
+ * mismatches are collected in the returned `errors` ("<path>: <message>").
+ */
+export function toFieldSet(
+  value: unknown,
+  schema: MergeSchema,
+  options: FieldSetOptions = {},
+): { set: FieldSet; errors: string[] } {
+  const set = new FieldSet();
+  const errors: string[] = [];
+  const walk = (v: unknown, s: MergeSchema, path: PathElement[]): void => {
+    const shape = shapeOf(s, v);
+    if (shape === 'leaf') {
+      if (v !== null) set.insert(path);
+      return;
+    }
+    if (shape === 'map') {
+      for (const [k, child] of Object.entries(v as JsonObject)) {
+        const pe = fieldElement(k);
+        let cs = mapChild(s, k);
+        if (cs === undefined) {
+          if (options.strict)
+            errors.push(`${pathToString([...path, pe])}: field not declared in schema`);
+          cs = DEDUCED;
+        }
+        const childPath = [...path, pe];
+        walk(child, cs, childPath);
+        const declared = s.kind !== 'deduced' && s.field(k) !== undefined;
+        if (child === null || (isObject(child) && Object.keys(child).length === 0) || !declared) {
+          set.insert(childPath);
+        }
+      }
+      return;
+    }
+    const seen = new Set<string>();
+    (v as unknown[]).forEach((item, i) => {
+      const pe = itemElement(s, item);
+      if (typeof pe === 'string') {
+        if (options.strict) errors.push(`${pathToString(path)}: element ${i}: ${pe}`);
+        return;
+      }
+      const key = serializePathElement(pe);
+      if (seen.has(key) && options.strict) {
+        errors.push(`${pathToString(path)}: duplicate entries for key ${pathToString([pe])}`);
+      }
+      seen.add(key);
+      walk(item, s.items(), [...path, pe]);
+      set.insert([...path, pe]);
+    });
+  };
+  walk(value, schema, []);
+  return { set, errors };
+}
+
+export interface Comparison {
+  readonly added: FieldSet;
+  readonly modified: FieldSet;
+  readonly removed: FieldSet;
+}
+
+/**
+ * TypedValue.Compare: leaves that appear, change or disappear, plus non-leaf nodes (maps, list
+ * items) that appear or disappear as a whole.
+ */
+export function compare(lhs: unknown, rhs: unknown, schema: MergeSchema): Comparison {
+  const c: Comparison = {
+    added: new FieldSet(),
+    modified: new FieldSet(),
+    removed: new FieldSet(),
+  };
+  const walk = (l: unknown, r: unknown, s: MergeSchema, path: FieldPath): void => {
+    const shape = pairShape(s, l, r);
+    if (shape === 'leaf') {
+      if (l === undefined) c.added.insert(path);
+      else if (r === undefined) c.removed.insert(path);
+      else if (!deepEqual(l, r)) c.modified.insert(path);
+      return;
+    }
+    if (shape === 'map') {
+      const lm = (l ?? {}) as JsonObject;
+      const rm = (r ?? {}) as JsonObject;
+      const keys = new Set([...Object.keys(lm), ...Object.keys(rm)]);
+      for (const k of keys) {
+        walk(lm[k], rm[k], mapChild(s, k) ?? DEDUCED, [...path, fieldElement(k)]);
+      }
+    } else {
+      const li = indexList(s, l as unknown[] | undefined);
+      const ri = indexList(s, r as unknown[] | undefined);
+      const pes = [
+        ...li.order,
+        ...ri.order.filter((pe) => !li.items.has(serializePathElement(pe))),
+      ];
+      for (const pe of pes) {
+        const key = serializePathElement(pe);
+        walk(li.items.get(key), ri.items.get(key), s.items(), [...path, pe]);
+      }
+    }
+    if (l === undefined) c.added.insert(path);
+    else if (r === undefined) c.removed.insert(path);
+  };
+  walk(lhs, rhs, schema, []);
+  return c;
+}
+
+/** The apply merge (TypedValue.Merge): the right-hand side wins at leaves; maps and lists merge. */
+export function mergeValues(l: unknown, r: unknown, schema: MergeSchema): unknown {
+  if (r === undefined) return deepClone(l);
+  if (l === undefined) return deepClone(r);
+  const shape = pairShape(schema, l, r);
+  if (shape === 'leaf') return deepClone(r);
+  if (shape === 'map') {
+    const lm = l as JsonObject;
+    const rm = r as JsonObject;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(lm))
+      out[k] = mergeValues(v, rm[k], mapChild(schema, k) ?? DEDUCED);
+    for (const [k, v] of Object.entries(rm)) if (!Object.hasOwn(lm, k)) out[k] = deepClone(v);
+    return out;
+  }
+  return mergeLists(l as unknown[], r as unknown[], schema);
+}
+
+/**
+ * Merge two associative lists keeping a stable order (structured-merge-diff's visitListItems):
+ * items shared by both sides follow the right-hand side's order, left-only items keep their
+ * place, right-only items are inserted where the right-hand side has them.
+ */
+function mergeLists(lhs: unknown[], rhs: unknown[], schema: MergeSchema): unknown[] {
+  const li = indexList(schema, lhs);
+  const ri = indexList(schema, rhs);
+  const keyOf = serializePathElement;
+  const shared = ri.order.map(keyOf).filter((k) => li.items.has(k));
+  let sharedPos = 0;
+  const nextShared = (): string | undefined => shared[sharedPos];
+  const out: unknown[] = [];
+  const emit = (key: string): void => {
+    out.push(mergeValues(li.items.get(key), ri.items.get(key), schema.items()));
+  };
+  let l = 0;
+  let r = 0;
+  while (l < li.order.length || r < ri.order.length) {
+    if (l < li.order.length && r < ri.order.length) {
+      const lk = keyOf(li.order[l] as PathElement);
+      if (lk === keyOf(ri.order[r] as PathElement)) {
+        emit(lk);
+        l++;
+        r++;
+        sharedPos++;
+        continue;
+      }
+      if (ri.items.has(lk) && nextShared() !== undefined && nextShared() !== lk) {
+        l++; // a shared item the right-hand side places later
+        continue;
+      }
+    }
+    if (l < li.order.length) {
+      const lk = keyOf(li.order[l] as PathElement);
+      if (!ri.items.has(lk)) {
+        emit(lk);
+        l++;
+        continue;
+      }
+    }
+    if (r < ri.order.length) {
+      const rk = keyOf(ri.order[r] as PathElement);
+      emit(rk);
+      r++;
+      if (nextShared() === rk) sharedPos++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Remove the paths in `toRemove` (and everything under them) from a value (remove.go). Maps and
+ * lists emptied by the removal are dropped (returned as undefined) where structured-merge-diff
+ * leaves a null that the built-in types' `omitempty` then drops.
+ */
+export function removeFields(v: unknown, toRemove: FieldSet, schema: MergeSchema): unknown {
+  const shape = shapeOf(schema, v);
+  if (shape === 'leaf') return toRemove.isEmpty() ? v : undefined;
+  if (isEmptyContainer(v)) return v;
+  if (shape === 'map') {
+    const out: JsonObject = {};
+    for (const [k, child] of Object.entries(v as JsonObject)) {
+      const sub = toRemove.children.get(serializePathElement(fieldElement(k)))?.set;
+      if (sub === undefined) out[k] = child;
+      else if (!sub.member) {
+        const kept = removeFields(child, sub, mapChild(schema, k) ?? DEDUCED);
+        if (kept !== undefined) out[k] = kept;
+      }
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+  const out: unknown[] = [];
+  for (const item of v as unknown[]) {
+    const pe = itemElement(schema, item);
+    const sub =
+      typeof pe === 'string' ? undefined : toRemove.children.get(serializePathElement(pe))?.set;
+    if (sub === undefined) out.push(item);
+    else if (!sub.member) {
+      const kept = removeFields(item, sub, schema.items());
+      if (kept !== undefined) out.push(kept);
+    }
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * Updater.prune: drop what the applier owned last time (`last`) and nobody owns now (`owned`),
+ * both with named fields as members. A removed node takes its whole subtree with it.
+ */
+export function pruneFields(
+  v: unknown,
+  last: FieldSet,
+  owned: FieldSet,
+  schema: MergeSchema,
+): unknown {
+  const shape = shapeOf(schema, v);
+  if (shape === 'leaf' || isEmptyContainer(v)) return v;
+  const decide = (child: unknown, pe: PathElement, cs: MergeSchema): unknown => {
+    const key = serializePathElement(pe);
+    const l = last.children.get(key)?.set;
+    if (l === undefined) return child;
+    const o = owned.children.get(key)?.set;
+    if (l.member && !(o?.member ?? false)) return undefined;
+    if (l.children.size === 0) return child;
+    return pruneFields(child, l, o ?? new FieldSet(), cs);
+  };
+  if (shape === 'map') {
+    const out: JsonObject = {};
+    for (const [k, child] of Object.entries(v as JsonObject)) {
+      const kept = decide(child, fieldElement(k), mapChild(schema, k) ?? DEDUCED);
+      if (kept !== undefined) out[k] = kept;
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+  const out: unknown[] = [];
+  for (const item of v as unknown[]) {
+    const pe = itemElement(schema, item);
+    const kept = typeof pe === 'string' ? item : decide(item, pe, schema.items());
+    if (kept !== undefined) out.push(kept);
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The object kube compares a create against: Go's zero value of the type, in which non-pointer
+ * struct fields serialise as `{}` (so `spec` is never "added" on create for built-ins).
+ */
+export function zeroObject(schema: MergeSchema, depth = 0): JsonObject {
+  const out: JsonObject = {};
+  if (schema.kind !== 'map' || depth > 16) return out;
+  for (const name of schema.fieldNames()) {
+    const f = schema.field(name);
+    if (f?.presentWhenZero) out[name] = zeroObject(f, depth + 1);
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+// managedFields for ordinary writes (create, update, and non-apply patches): the fieldmanager's
+// Update path. The fields the write changed go to the writing manager (operation Update) and are
+// taken from everyone else; removed fields are taken from everyone.
+import type { ManagedFieldsEntry } from '@agent-sandbox/kube-types';
+import type { FieldSet } from './field-set.ts';
+import { deepEqual, isObject, type JsonObject } from './json-value.ts';
+import {
+  STRIPPED_FIELDS,
+  capUpdateManagers,
+  decodeManagedFields,
+  encodeManagedFields,
+  managerIdentifier,
+  type ManagerMap,
+} from './managed-fields.ts';
+import type { MergeSchema } from './merge-schema.ts';
+import { transferOwnership, withManagedFields, withoutManagedFields } from './ownership.ts';
+import { zeroObject } from './typed.ts';
+
+export interface UpdateManagedFieldsOptions {
+  /** The fieldManager (or User-Agent derived) name. */
+  manager: string;
+  operation?: 'Update';
+  /** The request's `<group>/<version>` (`v1` for core). */
+  apiVersion: string;
+  schema: MergeSchema;
+  /** RFC 3339 timestamp, whole seconds (metav1.Time). */
+  now: string;
+  /** `status` for writes through the status subresource. */
+  subresource?: string;
+  /** Fields this endpoint resets and nobody owns through it (strategy reset fields). */
+  ignoredFields?: FieldSet;
+}
+
+export interface UpdateManagedFieldsResult {
+  /** `next` with `metadata.managedFields` replaced (or removed when empty). */
+  object: JsonObject;
+  managedFields: ManagedFieldsEntry[];
+}
+
+/** A client may reset managedFields by sending a single empty entry (`[{}]`). */
+function isResetRequest(entries: unknown): boolean {
+  return Array.isArray(entries) && entries.length === 1 && deepEqual(entries[0], {});
+}
+
+/**
+ * Record a create (`old` undefined), update or non-apply patch in managedFields. Ownership of what
+ * changed between `old` and `next` goes to the manager's Update entry for this apiVersion and
+ * subresource (merged with its previous entry, time set to `now`); other managers lose those
+ * fields and any removed ones; empty entries are dropped; beyond ten Update managers the oldest
+ * collapse into `ancient-changes`. managedFields sent in `next` (main resource only) replace the
+ * stored ones, as a client may edit them. A write that changes nothing keeps every timestamp.
+ */
+export function updateManagedFields(
+  old: JsonObject | undefined,
+  next: JsonObject,
+  opts: UpdateManagedFieldsOptions,
+): UpdateManagedFieldsResult {
+  const sent = isObject(next.metadata) ? next.metadata.managedFields : undefined;
+  const stored = isObject(old?.metadata) ? old.metadata.managedFields : undefined;
+  let managers: ManagerMap;
+  if (isResetRequest(sent)) managers = new Map();
+  else if (Array.isArray(sent) && sent.length > 0 && opts.subresource === undefined) {
+    managers = decodeManagedFields(sent);
+  } else managers = decodeManagedFields(stored);
+
+  const liveObj = old === undefined ? zeroObject(opts.schema) : withoutManagedFields(old);
+  const newObj = withoutManagedFields(next);
+  const self = '\u0000current-operation';
+  const c = transferOwnership(liveObj, newObj, opts.schema, managers, self, true);
+
+  let gained = c.modified.union(c.added).difference(STRIPPED_FIELDS);
+  if (opts.ignoredFields !== undefined) gained = gained.recursiveDifference(opts.ignoredFields);
+  if (!gained.isEmpty()) {
+    const record = {
+      manager: opts.manager,
+      operation: 'Update' as const,
+      apiVersion: opts.apiVersion,
+      ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }),
+    };
+    const id = managerIdentifier(record);
+    const previous = managers.get(id);
+    managers.set(id, {
+      ...record,
+      time: opts.now,
+      set: previous === undefined ? gained : gained.union(previous.set),
+    });
+  }
+  capUpdateManagers(managers);
+  const managedFields = encodeManagedFields(managers);
+  return { object: withManagedFields(newObj, managedFields), managedFields };
+}
