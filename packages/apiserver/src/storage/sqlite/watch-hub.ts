@@ -87,6 +87,9 @@ export class WatchHub {
         resolveDone(err);
       },
     };
+    // With no watchers, commits are not dispatched (notify is a no-op), so `dispatched` may lag
+    // behind the log: catch it up before this watcher measures its replay against it.
+    if (this.watchers.size === 0) this.dispatched = this.log.currentRevision();
     this.watchers.add(w);
     this.startPolling();
     this.run(w);

@@ -50,6 +50,20 @@ describe('watch', () => {
     expect(w.events[3]).toMatchObject({ value: '2', prevValue: '2', createRevision: 1 });
   });
 
+  it('replays history written before any watcher existed, with no later write', async () => {
+    store.create('/r/a', '1');
+    store.create('/r/b', '1');
+    const w = collect('/r/', 0);
+    await w.until(2);
+    expect(w.brief()).toEqual(['ADDED /r/a@1', 'ADDED /r/b@2']);
+    // And again after the first watcher is gone.
+    w.handle.cancel();
+    store.update('/r/a', '2');
+    const again = collect('/r/', 2);
+    await again.until(1);
+    expect(again.brief()).toEqual(['MODIFIED /r/a@3']);
+  });
+
   it('from the current revision delivers only later changes (list then watch)', async () => {
     store.create('/r/a', '1');
     const { revision } = store.list('/r/');
