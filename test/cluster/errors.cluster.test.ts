@@ -37,11 +37,11 @@ function up(env: NodeJS.ProcessEnv) {
 it('names a taken port, its owner command and the way out', async () => {
   const server = createServer();
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(33102, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(32502, '127.0.0.1', resolve));
 
-  const result = await up({ AGENT_SANDBOX_CLUSTER_PORT_BASE: '33100' });
+  const result = await up({ AGENT_SANDBOX_CLUSTER_PORT_BASE: '32500' });
   expect(result.code).toBe(1);
-  expect(result.stderr).toContain('port 33102 (for apiserver) is already in use');
+  expect(result.stderr).toContain('port 32502 (for apiserver) is already in use');
   expect(result.stderr).toContain('AGENT_SANDBOX_CLUSTER_PORT_BASE');
 });
 
@@ -55,4 +55,10 @@ it('says to install Go when the toolchain is missing', async () => {
   const result = await up({ PATH: bin, AGENT_SANDBOX_CLUSTER_CACHE: cache });
   expect(result.code).toBe(1);
   expect(result.stderr).toContain('install Go >= 1.26');
+});
+
+it('refuses ports in the kernel ephemeral range, which outgoing connections may take', async () => {
+  const result = await up({ AGENT_SANDBOX_CLUSTER_PORT_BASE: '40000' });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/overlap the kernel's ephemeral range .*PORT_BASE to at most/);
 });

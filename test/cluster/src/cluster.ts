@@ -18,7 +18,7 @@ import {
   type Ports,
 } from './options.ts';
 import { createPki, pkiFiles } from './pki.ts';
-import { assertPortFree, isHealthy, waitFor } from './probe.ts';
+import { assertOutsideEphemeralRange, assertPortFree, isHealthy, waitFor } from './probe.ts';
 import { isRunning, logTail, startDetached, stopProcess } from './processes.ts';
 import { readRecord, statePaths, writeRecord, type ClusterRecord } from './state.ts';
 
@@ -158,6 +158,8 @@ function nodeTimeoutMs(nodes: number): number {
 }
 
 async function assertPortsFree(ports: Ports): Promise<void> {
+  const numbers = Object.values(ports);
+  assertOutsideEphemeralRange(Math.min(...numbers), Math.max(...numbers));
   for (const [name, port] of Object.entries(ports)) await assertPortFree(port, name);
 }
 

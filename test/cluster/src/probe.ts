@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
@@ -92,4 +92,23 @@ export async function assertPortFree(port: number, owner: string): Promise<void>
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+}
+
+const PORT_RANGE_FILE = '/proc/sys/net/ipv4/ip_local_port_range';
+
+/**
+ * Throws INVALID_ARGUMENT when [first, last] overlaps the kernel's ephemeral port range: an
+ * outgoing connection (the apiserver's to etcd, say) may then hold one of our ports, and a
+ * component fails to bind it only after the free-port check passed (seen here at 33300).
+ */
+export function assertOutsideEphemeralRange(first: number, last: number): void {
+  if (!existsSync(PORT_RANGE_FILE)) return; // not Linux: nothing to check against
+  const [low, high] = readFileSync(PORT_RANGE_FILE, 'utf8').trim().split(/\s+/).map(Number);
+  if (low === undefined || high === undefined || last < low || first > high) return;
+  throw new ClusterError(
+    'INVALID_ARGUMENT',
+    `ports ${first}-${last} overlap the kernel's ephemeral range ${low}-${high} ` +
+      `(${PORT_RANGE_FILE}), where outgoing connections may take them; set ` +
+      `AGENT_SANDBOX_CLUSTER_PORT_BASE to at most ${low - 6}`,
+  );
 }
