@@ -1,0 +1,82 @@
+// Admission of a written object: pruning, defaulting and schema validation (custom resources,
+// and built-ins through their OpenAPI schema), ObjectMeta rules, and fieldValidation reporting
+// of unknown fields (semantics doc §3.5, §8.3).
+import {
+  admit,
+  invalid as invalidField,
+  isDNS1123Label,
+  validateObjectMeta,
+  type FieldIssue,
+} from '@agent-sandbox/crd-schema';
+import { ApiError, badRequest, invalid } from '../errors.ts';
+import type { KubeObject } from '../objects.ts';
+import type { Call } from './context.ts';
+import type { WriteOptions } from './options.ts';
+
+/**
+ * Prunes and defaults `obj` in place-equivalent and returns the admitted object; throws 422
+ * Invalid (or 400 for Strict unknown fields on POST/PUT) as kube-apiserver would.
+ */
+export function admitObject(
+  call: Call,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  opts: WriteOptions,
+  verb: 'create' | 'update' | 'patch',
+): KubeObject {
+  const { r } = call;
+  const schema = r.schema(call.version);
+  let admitted = obj;
+  const issues: FieldIssue[] = [];
+  let pruned: string[] = [];
+  if (schema) {
+    const result = admit(schema, obj, old);
+    admitted = result.object as KubeObject;
+    pruned = result.pruned;
+    issues.push(...result.issues);
+  }
+  if (pruned.length > 0 && opts.fieldValidation === 'Strict') {
+    const list = pruned.map((p) => `unknown field "${p}"`).join(', ');
+    if (verb === 'patch') {
+      throw new ApiError({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: ` "" is invalid: patch: Invalid value: "${JSON.stringify(obj).replace(/"/g, '\\"')}": strict decoding error: ${list}`,
+        reason: 'Invalid',
+        details: {
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              message: `Invalid value: "...": strict decoding error: ${list}`,
+              field: 'patch',
+            },
+          ],
+        },
+        code: 422,
+      });
+    }
+    throw badRequest(
+      `${r.kind} in version "${call.version}" cannot be handled as a ${r.kind}: strict decoding error: ${list}`,
+    );
+  }
+  if (pruned.length > 0 && opts.fieldValidation === 'Warn') {
+    call.warnings.push(...pruned.map((p) => `unknown field "${p}"`));
+  }
+  issues.push(...validateObjectMeta(admitted.metadata));
+  const name = admitted.metadata.name;
+  if (r.plural === 'namespaces' && name) {
+    // Namespace names are DNS-1123 labels, stricter than the subdomain rule for other kinds (§2).
+    for (const msg of isDNS1123Label(name)) issues.push(invalidField('metadata.name', name, msg));
+  }
+  if (issues.length > 0) {
+    const name = admitted.metadata.name ?? admitted.metadata.generateName ?? '';
+    throw invalid(
+      r,
+      name,
+      issues.map((i) => ({ field: i.field, message: i.message, type: i.type })),
+    );
+  }
+  return admitted;
+}

@@ -1,0 +1,27 @@
+// What every verb handler gets: the server's collaborators and the parsed request.
+import type { ServerContext } from '../objects.ts';
+import type { ResourceCodec } from '../resource-store.ts';
+import type { ResourceRegistry } from '../resources/registry.ts';
+import type { ResourceInfo } from '../resources/resource.ts';
+import type { Store } from '../storage/store.ts';
+import type { ResourceRequest } from './request-info.ts';
+
+export interface ServerParts {
+  store: Store;
+  registry: ResourceRegistry;
+  codec: ResourceCodec;
+  ctx: ServerContext;
+}
+
+export interface Call {
+  r: ResourceInfo;
+  req: ResourceRequest;
+  http: Request;
+  url: URL;
+  /** The served version the client speaks. */
+  version: string;
+  /** Warning headers to send with the response. */
+  warnings: string[];
+  /** Aborted when the client goes away (watch streams end with it). */
+  signal: AbortSignal;
+}

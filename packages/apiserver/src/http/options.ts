@@ -1,0 +1,70 @@
+// Query options shared by the verbs (semantics doc §3.2, §3.5).
+import { ApiError } from '../errors.ts';
+import { isTrueParam } from './request-info.ts';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+function invalidOptions(
+  kind: string,
+  field: string,
+  message: string,
+  causeType = 'FieldValueNotSupported',
+): ApiError {
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`,
+    reason: 'Invalid',
+    details: { group: 'meta.k8s.io', kind, causes: [{ reason: causeType, message, field }] },
+    code: 422,
+  });
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  fieldManager?: string;
+}
+
+export function writeOptions(
+  url: URL,
+  optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+): WriteOptions {
+  const dryRunValues = url.searchParams.getAll('dryRun');
+  for (const v of dryRunValues) {
+    if (v !== 'All') {
+      throw invalidOptions(
+        optionsKind,
+        'dryRun',
+        `Unsupported value: []string{"${v}"}: supported values: "All"`,
+      );
+    }
+  }
+  const fv = url.searchParams.get('fieldValidation') ?? 'Warn';
+  if (!['Ignore', 'Warn', 'Strict'].includes(fv)) {
+    throw invalidOptions(
+      optionsKind,
+      'fieldValidation',
+      `Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`,
+    );
+  }
+  const out: WriteOptions = {
+    dryRun: dryRunValues.length > 0,
+    fieldValidation: fv as FieldValidation,
+  };
+  const manager = url.searchParams.get('fieldManager');
+  if (manager !== null) out.fieldManager = manager;
+  return out;
+}
+
+/** fieldManager, else the User-Agent up to its first '/' (§2 managedFields). */
+export function managerName(opts: WriteOptions, req: Request): string {
+  if (opts.fieldManager) return opts.fieldManager;
+  const agent = req.headers.get('user-agent') ?? '';
+  // eslint-disable-next-line no-control-regex
+  return (agent.split('/')[0] ?? '').replace(/[\x00-\x1f\x7f]/g, '').slice(0, 128);
+}
+
+export { isTrueParam };

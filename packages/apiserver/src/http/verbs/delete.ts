@@ -1,0 +1,109 @@
+// DELETE of one object and of collections (semantics doc §3.1, §9): options from the query or
+// a DeleteOptions body, then operations/delete-object.ts.
+import { ApiError, badRequest } from '../../errors.ts';
+import { keyPrefix } from '../../resource-store.ts';
+import {
+  deleteOne,
+  type DeleteOptions,
+  type PropagationPolicy,
+} from '../../operations/delete-object.ts';
+import { readBody } from '../body.ts';
+import type { Call, ServerParts } from '../context.ts';
+import { jsonResponse } from '../response.ts';
+import { listFilter } from './filter.ts';
+
+function invalidDeleteOptions(message: string, field: string): ApiError {
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `DeleteOptions.meta.k8s.io "" is invalid: ${field}: ${message}`,
+    reason: 'Invalid',
+    details: {
+      group: 'meta.k8s.io',
+      kind: 'DeleteOptions',
+      causes: [{ reason: 'FieldValueNotSupported', message, field }],
+    },
+    code: 422,
+  });
+}
+
+async function deleteOptions(call: Call): Promise<DeleteOptions> {
+  let body: Record<string, unknown> = {};
+  if (call.http.body) {
+    const parsed = await readBody(call.http, 'DeleteOptions');
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      body = parsed as Record<string, unknown>;
+    else if (parsed !== null && parsed !== undefined)
+      throw badRequest('the body of a delete request must be DeleteOptions');
+  }
+  const q = call.url.searchParams;
+  const policy = (q.get('propagationPolicy') ?? body['propagationPolicy']) as string | undefined;
+  if (
+    policy !== undefined &&
+    policy !== null &&
+    !['Orphan', 'Background', 'Foreground'].includes(policy)
+  ) {
+    throw invalidDeleteOptions(
+      `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+      'propagationPolicy',
+    );
+  }
+  const orphanParam = q.get('orphanDependents') ?? body['orphanDependents'];
+  const dryRun =
+    q.getAll('dryRun').length > 0 ||
+    (Array.isArray(body['dryRun']) && (body['dryRun'] as unknown[]).length > 0);
+  const out: DeleteOptions = { dryRun };
+  if (policy) out.propagationPolicy = policy as PropagationPolicy;
+  if (orphanParam !== undefined && orphanParam !== null)
+    out.orphanDependents = orphanParam === true || orphanParam === 'true';
+  const pre = body['preconditions'];
+  if (pre && typeof pre === 'object') out.preconditions = pre as DeleteOptions['preconditions'];
+  return out;
+}
+
+export async function deleteObject(parts: ServerParts, call: Call): Promise<Response> {
+  const opts = await deleteOptions(call);
+  const result = deleteOne(
+    parts,
+    call.r,
+    call.version,
+    call.req.namespace,
+    call.req.name ?? '',
+    opts,
+  );
+  return jsonResponse(result.body, result.status, call.warnings);
+}
+
+export async function deleteCollection(parts: ServerParts, call: Call): Promise<Response> {
+  const { r } = call;
+  const opts = await deleteOptions(call);
+  const filter = listFilter(r, call.url, call.version);
+  const page = parts.store.list(keyPrefix(r, call.req.namespace));
+  const items: unknown[] = [];
+  for (const stored of page.items) {
+    const obj = parts.codec.decode(r, stored, call.version);
+    if (!filter(obj)) continue;
+    try {
+      const result = deleteOne(
+        parts,
+        r,
+        call.version,
+        obj.metadata.namespace,
+        obj.metadata.name ?? '',
+        opts,
+      );
+      items.push(result.body);
+    } catch (err: unknown) {
+      if (!(err instanceof ApiError && err.status.code === 404)) throw err;
+    }
+  }
+  const body = {
+    kind: r.listKind,
+    apiVersion: r.group ? `${r.group}/${call.version}` : call.version,
+    metadata: { resourceVersion: String(parts.store.currentRevision) },
+    items,
+  };
+  return jsonResponse(body, 200, call.warnings);
+}

@@ -1,0 +1,119 @@
+// GET of one object and of lists (semantics doc §3.1–3.4).
+import { expired, notFound, timeout } from '../../errors.ts';
+import type { KubeObject } from '../../objects.ts';
+import { keyPrefix, objectKey } from '../../resource-store.ts';
+import { groupVersion } from '../../resources/resource.ts';
+import { StorageError } from '../../storage/errors.ts';
+import type { Call, ServerParts } from '../context.ts';
+import { jsonResponse } from '../response.ts';
+import { decodeContinue, encodeContinue } from './continue-token.ts';
+import { listFilter } from './filter.ts';
+
+const CONTINUE_TOO_OLD =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+function storageFailure(err: unknown, revision: number | undefined, current: number): never {
+  if (err instanceof StorageError && err.code === 'TooLargeResourceVersion') {
+    throw timeout(`Too large resource version: ${revision}, current: ${current}`);
+  }
+  throw err;
+}
+
+export function get(parts: ServerParts, call: Call): Response {
+  const { r, req } = call;
+  const name = req.name ?? '';
+  const stored = parts.store.get(objectKey(r, req.namespace, name));
+  if (!stored) throw notFound(r, name);
+  return jsonResponse(parts.codec.decode(r, stored, call.version), 200, call.warnings);
+}
+
+/** Objects of a list as the client sees them (CR items keep kind/apiVersion, built-in items drop them). */
+function listItem(call: Call, obj: KubeObject): KubeObject {
+  if (call.r.crd) return obj;
+  const copy: KubeObject = { ...obj };
+  delete copy.kind;
+  delete copy.apiVersion;
+  return copy;
+}
+
+export function list(parts: ServerParts, call: Call): Response {
+  const { r, req, url } = call;
+  const filter = listFilter(r, url, call.version);
+  const prefix = keyPrefix(r, req.namespace);
+  const rvParam = url.searchParams.get('resourceVersion') ?? '';
+  const continueToken = url.searchParams.get('continue') ?? '';
+  const limitParam = Number(url.searchParams.get('limit') ?? '0');
+  // resourceVersion=0 means "any version": the whole list, limit ignored (§3.3).
+  const limit =
+    rvParam === '0' || !Number.isFinite(limitParam) || limitParam <= 0
+      ? undefined
+      : Math.floor(limitParam);
+
+  let revision: number | undefined;
+  let startAfter: string | undefined;
+  if (continueToken) {
+    const pos = decodeContinue(continueToken);
+    revision = pos.revision;
+    startAfter = prefix + pos.after;
+    if (revision < parts.store.compactRevision) {
+      throw expired(CONTINUE_TOO_OLD);
+    }
+  } else if (rvParam !== '' && rvParam !== '0') {
+    revision = Number(rvParam);
+    if (revision > parts.store.currentRevision) {
+      storageFailure(
+        new StorageError('TooLargeResourceVersion', ''),
+        revision,
+        parts.store.currentRevision,
+      );
+    }
+    // "Not older than N" is served from the current state, which satisfies it.
+    revision = undefined;
+  }
+
+  const items: KubeObject[] = [];
+  let readRevision: number;
+  let lastKey: string | undefined;
+  let remaining: number;
+  let cursor = startAfter;
+  // Filtering happens after reading, so keep reading pages until `limit` matches are found.
+  for (;;) {
+    let page;
+    try {
+      page = parts.store.list(prefix, {
+        ...(revision !== undefined ? { revision } : {}),
+        ...(limit !== undefined ? { limit: limit - items.length } : {}),
+        ...(cursor !== undefined ? { startAfter: cursor } : {}),
+      });
+    } catch (err: unknown) {
+      if (err instanceof StorageError && err.code === 'Compacted') throw expired(CONTINUE_TOO_OLD);
+      throw err;
+    }
+    readRevision = page.revision;
+    revision = page.revision;
+    for (const stored of page.items) {
+      const obj = parts.codec.decode(r, stored, call.version);
+      lastKey = stored.key;
+      if (filter(obj)) items.push(listItem(call, obj));
+    }
+    remaining = page.remaining;
+    cursor = lastKey;
+    if (limit === undefined || remaining === 0 || items.length >= limit || page.items.length === 0)
+      break;
+  }
+
+  const metadata: Record<string, unknown> = { resourceVersion: String(readRevision) };
+  if (limit !== undefined && remaining > 0 && lastKey !== undefined) {
+    metadata['continue'] = encodeContinue(readRevision, lastKey.slice(prefix.length));
+    if (!url.searchParams.get('labelSelector') && !url.searchParams.get('fieldSelector')) {
+      metadata['remainingItemCount'] = remaining;
+    }
+  }
+  const body = {
+    kind: r.listKind,
+    apiVersion: groupVersion(r.group, call.version),
+    metadata,
+    items,
+  };
+  return jsonResponse(body, 200, call.warnings);
+}

@@ -1,0 +1,68 @@
+// PUT of an object or of its status subresource (semantics doc §3.1, §6.1, §7.2).
+import { ApiError, badRequest, conflict } from '../../errors.ts';
+import { qualifiedResource } from '../../resources/resource.ts';
+import { readObject } from '../body.ts';
+import type { Call, ServerParts } from '../context.ts';
+import { writeOptions } from '../options.ts';
+import { jsonResponse } from '../response.ts';
+import { checkNamespace, checkTypeMeta } from './create.ts';
+import { loadCurrent, writeUpdate } from './write-path.ts';
+
+function resourceVersionRequired(call: Call, name: string): ApiError {
+  const qr = qualifiedResource(call.r);
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${qr} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+    reason: 'Invalid',
+    details: {
+      name,
+      ...(call.r.group ? { group: call.r.group } : {}),
+      kind: call.r.plural,
+      causes: [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 0x0: must be specified for an update',
+          field: 'metadata.resourceVersion',
+        },
+      ],
+    },
+    code: 422,
+  });
+}
+
+export async function update(parts: ServerParts, call: Call): Promise<Response> {
+  const { r } = call;
+  const name = call.req.name ?? '';
+  const opts = writeOptions(call.url, 'UpdateOptions');
+  const obj = await readObject(call.http, r.kind);
+  checkTypeMeta(call, obj);
+  checkNamespace(call, obj);
+  if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+    throw badRequest(
+      `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  }
+  obj.metadata.name = name;
+  const rv = obj.metadata.resourceVersion;
+  if (!rv && !r.allowsUnconditionalUpdate) throw resourceVersionRequired(call, name);
+  const current = loadCurrent(parts, call);
+  if (obj.metadata.uid && obj.metadata.uid !== current.obj.metadata.uid) {
+    throw conflict(
+      r,
+      name,
+      `Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${current.obj.metadata.uid ?? ''}`,
+    );
+  }
+  const expected = rv ? Number(rv) : undefined;
+  if (
+    expected !== undefined &&
+    (!Number.isInteger(expected) || expected !== current.stored.revision)
+  ) {
+    throw conflict(r, name);
+  }
+  const result = writeUpdate(parts, call, current, obj, opts, 'update', expected);
+  return jsonResponse(result.body, result.status, call.warnings);
+}

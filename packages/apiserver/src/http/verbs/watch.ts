@@ -1,0 +1,140 @@
+// Watch streams (semantics doc §4): newline-delimited JSON events over a chunked 200 response,
+// synthetic ADDED events for a watch without resourceVersion, selector membership changes,
+// bookmarks, timeoutSeconds, and the in-stream 410 ERROR after compaction.
+import { keyPrefix, objectKey } from '../../resource-store.ts';
+import type { KubeObject } from '../../objects.ts';
+import { groupVersion } from '../../resources/resource.ts';
+import { StorageError } from '../../storage/errors.ts';
+import type { WatchEvent } from '../../storage/store.ts';
+import type { Call, ServerParts } from '../context.ts';
+import { isTrueParam } from '../options.ts';
+import { listFilter } from './filter.ts';
+
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** How often a watch with allowWatchBookmarks sends a BOOKMARK (the real server: about a minute). */
+export const BOOKMARK_INTERVAL_MS = 60_000;
+
+function tooOld(requested: number, oldest: number): Record<string, unknown> {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `too old resource version: ${requested} (${oldest})`,
+    reason: 'Expired',
+    code: 410,
+  };
+}
+
+export function watch(parts: ServerParts, call: Call): Response {
+  const { r, req, url } = call;
+  const filter = listFilter(r, url, call.version);
+  const singleKey = req.name !== undefined ? objectKey(r, req.namespace, req.name) : undefined;
+  const prefix = singleKey ?? keyPrefix(r, req.namespace);
+  const rvParam = url.searchParams.get('resourceVersion') ?? '';
+  const bookmarks = isTrueParam(url.searchParams.get('allowWatchBookmarks'));
+  const sendInitial = isTrueParam(url.searchParams.get('sendInitialEvents'));
+  const timeoutSeconds = Number(url.searchParams.get('timeoutSeconds') ?? '0');
+  const encoder = new TextEncoder();
+  const store = parts.store;
+
+  let cleanup = (): void => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let closed = false;
+      let lastRevision = 0;
+      const send = (type: EventType, object: unknown): void => {
+        if (closed) return;
+        controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
+      };
+      const close = (): void => {
+        if (closed) return;
+        closed = true;
+        cleanup();
+        try {
+          controller.close();
+        } catch {
+          // The consumer already cancelled the stream; nothing left to close.
+        }
+      };
+      const bookmark = (annotations?: Record<string, string>): void => {
+        const metadata: Record<string, unknown> = { resourceVersion: String(lastRevision) };
+        if (annotations) metadata['annotations'] = annotations;
+        send('BOOKMARK', {
+          kind: r.kind,
+          apiVersion: groupVersion(r.group, call.version),
+          metadata,
+        });
+      };
+
+      let fromRevision: number;
+      const initial = rvParam === '' || rvParam === '0' || sendInitial;
+      if (initial) {
+        const page = store.list(prefix);
+        fromRevision = page.revision;
+        for (const stored of page.items) {
+          if (singleKey && stored.key !== singleKey) continue;
+          const obj = parts.codec.decode(r, stored, call.version);
+          if (filter(obj)) send('ADDED', obj);
+        }
+        lastRevision = fromRevision;
+        if (sendInitial && bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
+      } else {
+        fromRevision = Number(rvParam);
+        lastRevision = fromRevision;
+      }
+
+      const decode = (value: string, revision: number): KubeObject =>
+        parts.codec.decode(r, { key: '', revision, createRevision: 0, value }, call.version);
+      const onEvent = (e: WatchEvent): void => {
+        if (singleKey && e.key !== singleKey) return;
+        lastRevision = e.revision;
+        const obj = decode(e.value, e.revision);
+        const matches = filter(obj);
+        if (e.type === 'DELETED') {
+          if (matches) send('DELETED', obj);
+          return;
+        }
+        const before = e.prevValue === undefined ? false : filter(decode(e.prevValue, e.revision));
+        if (matches && (e.type === 'ADDED' || !before)) send('ADDED', obj);
+        else if (matches) send('MODIFIED', obj);
+        else if (before) send('DELETED', decode(e.prevValue as string, e.revision));
+      };
+      let handle;
+      try {
+        handle = store.watch(prefix, fromRevision, onEvent, {
+          onError: (err) => {
+            if (err instanceof StorageError && err.code === 'Compacted')
+              send('ERROR', tooOld(fromRevision, store.compactRevision));
+            close();
+          },
+        });
+      } catch (err: unknown) {
+        if (err instanceof StorageError && err.code === 'Compacted') {
+          send('ERROR', tooOld(fromRevision, store.compactRevision));
+          close();
+          return;
+        }
+        throw err;
+      }
+      const timers: NodeJS.Timeout[] = [];
+      if (bookmarks) timers.push(setInterval(() => bookmark(), BOOKMARK_INTERVAL_MS));
+      if (timeoutSeconds > 0) timers.push(setTimeout(close, timeoutSeconds * 1000));
+      const onAbort = (): void => close();
+      call.signal.addEventListener('abort', onAbort);
+      cleanup = () => {
+        handle.cancel();
+        timers.forEach((t) => clearTimeout(t));
+        call.signal.removeEventListener('abort', onAbort);
+      };
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(stream, {
+    status: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' },
+  });
+}

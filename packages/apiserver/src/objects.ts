@@ -1,0 +1,119 @@
+// Server-owned metadata on create and update (semantics doc §2): uid, creationTimestamp,
+// generation, generateName, namespace, deletion fields. Pure: time and randomness are injected.
+import type { ObjectMeta } from '@agent-sandbox/kube-types';
+import { isDeepStrictEqual } from 'node:util';
+import type { ResourceInfo } from './resources/resource.ts';
+
+export type KubeObject = Record<string, unknown> & {
+  metadata: ObjectMeta;
+  apiVersion?: string;
+  kind?: string;
+};
+
+export interface ServerContext {
+  /** Wall-clock time. */
+  now(): Date;
+  /** A new RFC 4122 v4 uid. */
+  uid(): string;
+  /** A random suffix character source in [0, 1). */
+  random(): number;
+}
+
+/** metav1.Time: RFC 3339 UTC with whole seconds. */
+export function formatTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATE_NAME_PREFIX = 58;
+
+/** generateName → name: prefix cut to 58 characters plus 5 random characters (§2). */
+export function generateName(prefix: string, random: () => number): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += NAME_ALPHABET[Math.floor(random() * NAME_ALPHABET.length)];
+  return prefix.slice(0, MAX_GENERATE_NAME_PREFIX) + suffix;
+}
+
+/** Fields a client may not set on create, cleared before the server fills its own. */
+const SERVER_ONLY_ON_CREATE: (keyof ObjectMeta)[] = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'resourceVersion',
+];
+
+export function prepareCreate(
+  r: ResourceInfo,
+  obj: KubeObject,
+  namespace: string | undefined,
+  ctx: ServerContext,
+): void {
+  const meta = obj.metadata;
+  for (const k of SERVER_ONLY_ON_CREATE) delete meta[k];
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName, ctx.random);
+  if (r.namespaced) meta.namespace = namespace;
+  else delete meta.namespace;
+  meta.uid = ctx.uid();
+  meta.creationTimestamp = formatTime(ctx.now());
+  if (r.tracksGeneration) meta.generation = 1;
+  // A custom resource with a status subresource cannot set status on create (§6.1).
+  if (r.hasStatus && r.crd) delete obj['status'];
+}
+
+/** The object without metadata (and without status when status is a subresource): what bumps generation. */
+function specPart(r: ResourceInfo, obj: KubeObject): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...obj };
+  delete out['metadata'];
+  delete out['apiVersion'];
+  delete out['kind'];
+  if (r.hasStatus || !r.crd) delete out['status'];
+  return out;
+}
+
+export type UpdateTarget = 'main' | 'status';
+
+/**
+ * Carries the stored object's server-owned fields into an update, keeps the status (main
+ * resource) or everything but the status (status subresource) from the stored object, and bumps
+ * generation when anything outside metadata and status changed.
+ */
+export function prepareUpdate(
+  r: ResourceInfo,
+  old: KubeObject,
+  next: KubeObject,
+  target: UpdateTarget,
+): KubeObject {
+  let out: KubeObject;
+  if (target === 'status') {
+    out = structuredClone(old);
+    if (next['status'] === undefined) delete out['status'];
+    else out['status'] = next['status'];
+  } else {
+    out = next;
+    if (r.hasStatus) {
+      if (old['status'] === undefined) delete out['status'];
+      else out['status'] = structuredClone(old['status']);
+    }
+  }
+  const meta = out.metadata;
+  const oldMeta = old.metadata;
+  meta.uid = oldMeta.uid;
+  meta.creationTimestamp = oldMeta.creationTimestamp;
+  meta.name = oldMeta.name;
+  if (oldMeta.namespace !== undefined) meta.namespace = oldMeta.namespace;
+  for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
+    if (oldMeta[k] === undefined) delete meta[k];
+    else (meta as Record<string, unknown>)[k] = oldMeta[k];
+  }
+  delete meta.generateName;
+  if (oldMeta.generateName !== undefined) meta.generateName = oldMeta.generateName;
+  if (r.tracksGeneration) {
+    const oldGeneration = oldMeta.generation ?? 1;
+    meta.generation = isDeepStrictEqual(specPart(r, old), specPart(r, out))
+      ? oldGeneration
+      : oldGeneration + 1;
+  } else delete meta.generation;
+  return out;
+}

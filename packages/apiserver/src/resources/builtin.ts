@@ -1,0 +1,213 @@
+// The built-in resources the embedded server serves (issue 4): names, scope, verbs and
+// subresources as kube-apiserver 1.32 lists them in discovery. Policy as data.
+import type { SubresourceInfo, Verb } from './resource.ts';
+
+export interface BuiltinResource {
+  group: string;
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs: Verb[];
+  subresources?: SubresourceInfo[];
+  /** The OpenAPI definition in packages/kube-types/openapi/k8s-openapi.json, when we carry it. */
+  openApiDefinition?: string;
+  tracksGeneration?: boolean;
+}
+
+const ALL_VERBS: Verb[] = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+const STATUS_VERBS = ['get', 'patch', 'update'] as const;
+
+function status(kind: string): SubresourceInfo {
+  return { name: 'status', kind, verbs: STATUS_VERBS };
+}
+
+export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
+  {
+    group: '',
+    version: 'v1',
+    plural: 'configmaps',
+    singular: 'configmap',
+    kind: 'ConfigMap',
+    namespaced: true,
+    shortNames: ['cm'],
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.core.v1.ConfigMap',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'endpoints',
+    singular: 'endpoints',
+    kind: 'Endpoints',
+    namespaced: true,
+    shortNames: ['ep'],
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.core.v1.Endpoints',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'events',
+    singular: 'event',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.core.v1.Event',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'namespaces',
+    singular: 'namespace',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, status('Namespace')],
+    openApiDefinition: 'io.k8s.api.core.v1.Namespace',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'persistentvolumeclaims',
+    singular: 'persistentvolumeclaim',
+    kind: 'PersistentVolumeClaim',
+    namespaced: true,
+    shortNames: ['pvc'],
+    verbs: ALL_VERBS,
+    subresources: [status('PersistentVolumeClaim')],
+    openApiDefinition: 'io.k8s.api.core.v1.PersistentVolumeClaim',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'pods',
+    singular: 'pod',
+    kind: 'Pod',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    verbs: ALL_VERBS,
+    subresources: [
+      { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'binding', kind: 'Binding', verbs: ['create'] },
+      { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'log', kind: 'Pod', verbs: ['get'] },
+      { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+      status('Pod'),
+    ],
+    openApiDefinition: 'io.k8s.api.core.v1.Pod',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'secrets',
+    singular: 'secret',
+    kind: 'Secret',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.core.v1.Secret',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'serviceaccounts',
+    singular: 'serviceaccount',
+    kind: 'ServiceAccount',
+    namespaced: true,
+    shortNames: ['sa'],
+    verbs: ALL_VERBS,
+    subresources: [
+      {
+        name: 'token',
+        kind: 'TokenRequest',
+        group: 'authentication.k8s.io',
+        version: 'v1',
+        verbs: ['create'],
+      },
+    ],
+    openApiDefinition: 'io.k8s.api.core.v1.ServiceAccount',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'services',
+    singular: 'service',
+    kind: 'Service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ALL_VERBS,
+    subresources: [status('Service')],
+    openApiDefinition: 'io.k8s.api.core.v1.Service',
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    plural: 'customresourcedefinitions',
+    singular: 'customresourcedefinition',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    verbs: ALL_VERBS,
+    subresources: [status('CustomResourceDefinition')],
+    tracksGeneration: true,
+  },
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    plural: 'tokenreviews',
+    singular: 'tokenreview',
+    kind: 'TokenReview',
+    namespaced: false,
+    verbs: ['create'],
+  },
+  {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    plural: 'leases',
+    singular: 'lease',
+    kind: 'Lease',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.coordination.v1.Lease',
+  },
+  {
+    group: 'events.k8s.io',
+    version: 'v1',
+    plural: 'events',
+    singular: 'event',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.events.v1.Event',
+  },
+  {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    plural: 'networkpolicies',
+    singular: 'networkpolicy',
+    kind: 'NetworkPolicy',
+    namespaced: true,
+    shortNames: ['netpol'],
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.networking.v1.NetworkPolicy',
+    tracksGeneration: true,
+  },
+];

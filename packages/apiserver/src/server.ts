@@ -1,0 +1,265 @@
+// The embedded Kubernetes-compatible API server as a fetch handler (STYLE.md house style 6):
+// `handle(Request) → Response`. node-server.ts binds it to a socket.
+import { randomUUID } from 'node:crypto';
+import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
+import { CrdController } from './crd/crd-controller.ts';
+import { ApiError, internalError, methodNotAllowed } from './errors.ts';
+import type { Call, ServerParts } from './http/context.ts';
+import {
+  AGGREGATED_V2,
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  wantsAggregated,
+} from './http/discovery.ts';
+import { parseResourceRequest, type ResourceRequest } from './http/request-info.ts';
+import { errorResponse, jsonResponse, notFoundPage } from './http/response.ts';
+import { create } from './http/verbs/create.ts';
+import { deleteCollection, deleteObject } from './http/verbs/delete.ts';
+import { get, list } from './http/verbs/read.ts';
+import { update } from './http/verbs/update.ts';
+import { watch } from './http/verbs/watch.ts';
+import { formatTime, type ServerContext } from './objects.ts';
+import { ResourceCodec, type Converter } from './resource-store.ts';
+import { ResourceRegistry } from './resources/registry.ts';
+import type { ResourceInfo } from './resources/resource.ts';
+import type { Store } from './storage/store.ts';
+
+export interface ApiServerOptions {
+  store: Store;
+  /** Converts custom resources between served versions for CRDs with Webhook conversion. */
+  convert?: Converter;
+  /** CRDs created at startup when absent (the embedded mode installs ours). */
+  crds?: readonly CustomResourceDefinition[];
+  /** Bearer token every request must carry; unset means no authentication (tests). */
+  token?: string;
+  /** host:port clients use, for /api's serverAddressByClientCIDRs. */
+  serverAddress?: string;
+  /** @default real time, random UIDs */
+  context?: Partial<ServerContext>;
+}
+
+/** What /version reports: a 1.32 server, so kubectl 1.32 computes no skew (§1.1). */
+export const VERSION_INFO = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0+agent-sandbox',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-30T00:00:00Z',
+  goVersion: 'go1.23.0',
+  compiler: 'gc',
+  platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+};
+
+const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export class ApiServer {
+  readonly #parts: ServerParts;
+  readonly #crdController: CrdController;
+  readonly #options: ApiServerOptions;
+
+  constructor(options: ApiServerOptions) {
+    this.#options = options;
+    const ctx: ServerContext = {
+      now: options.context?.now ?? (() => new Date()),
+      uid: options.context?.uid ?? (() => randomUUID()),
+      random: options.context?.random ?? Math.random,
+    };
+    const registry = new ResourceRegistry();
+    this.#parts = {
+      store: options.store,
+      registry,
+      codec: new ResourceCodec(options.convert),
+      ctx,
+    };
+    this.#crdController = new CrdController(options.store, registry, ctx);
+  }
+
+  /** Creates the bootstrap namespaces and CRDs, then starts serving CRDs. */
+  start(): void {
+    const { store, ctx } = this.#parts;
+    for (const ns of BOOTSTRAP_NAMESPACES) {
+      const key = `/registry/core/namespaces/${ns}`;
+      if (store.get(key)) continue;
+      const obj = {
+        kind: 'Namespace',
+        apiVersion: 'v1',
+        metadata: {
+          name: ns,
+          uid: ctx.uid(),
+          creationTimestamp: formatTime(ctx.now()),
+          labels: { 'kubernetes.io/metadata.name': ns },
+        },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      };
+      store.create(key, JSON.stringify(obj));
+    }
+    for (const crd of this.#options.crds ?? []) {
+      const key = `/registry/apiextensions.k8s.io/customresourcedefinitions/${crd.metadata.name ?? ''}`;
+      const existing = store.get(key);
+      const obj = {
+        ...structuredClone(crd),
+        metadata: {
+          ...crd.metadata,
+          uid: ctx.uid(),
+          creationTimestamp: formatTime(ctx.now()),
+          generation: 1,
+        },
+      };
+      if (!existing) store.create(key, JSON.stringify(obj));
+    }
+    this.#crdController.start();
+  }
+
+  stop(): void {
+    this.#crdController.stop();
+  }
+
+  /** Serves one request. Never throws: errors become Status responses. */
+  async handle(
+    request: Request,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<Response> {
+    try {
+      return await this.#route(request, signal);
+    } catch (err: unknown) {
+      if (err instanceof ApiError) return errorResponse(err);
+      if (process.env['APISERVER_DEBUG']) console.error(err);
+      return errorResponse(internalError(err));
+    }
+  }
+
+  async #route(request: Request, signal: AbortSignal): Promise<Response> {
+    const url = new URL(request.url);
+    if (this.#options.token !== undefined) {
+      const auth = request.headers.get('authorization');
+      if (auth !== `Bearer ${this.#options.token}`) {
+        return jsonResponse(
+          {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: 'Unauthorized',
+            reason: 'Unauthorized',
+            code: 401,
+          },
+          401,
+        );
+      }
+    }
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = request.method;
+    if (method === 'GET') {
+      const fixed = this.#fixedRoute(path, request);
+      if (fixed) return fixed;
+    }
+    const req = parseResourceRequest(method, url);
+    if (!req) return notFoundPage();
+    const r = this.#parts.registry.lookup(req.group, req.version, req.resource);
+    if (!r) return notFoundPage();
+    return this.#serveResource(r, req, request, url, signal);
+  }
+
+  #fixedRoute(path: string, request: Request): Response | undefined {
+    const { registry } = this.#parts;
+    const accept = request.headers.get('accept');
+    switch (path) {
+      case '/version':
+        return jsonResponse(VERSION_INFO);
+      case '/healthz':
+      case '/livez':
+      case '/readyz':
+        return new Response('ok', {
+          status: 200,
+          headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+        });
+      case '/api':
+        if (wantsAggregated(accept))
+          return jsonResponse(aggregatedDiscovery(registry, 'api'), 200, [], {
+            'Content-Type': AGGREGATED_V2,
+            Vary: 'Accept',
+          });
+        return jsonResponse(apiVersions(this.#options.serverAddress ?? new URL(request.url).host));
+      case '/apis':
+        if (wantsAggregated(accept))
+          return jsonResponse(aggregatedDiscovery(registry, 'apis'), 200, [], {
+            'Content-Type': AGGREGATED_V2,
+            Vary: 'Accept',
+          });
+        return jsonResponse(apiGroupList(registry));
+    }
+    const parts = path.split('/').filter((p) => p !== '');
+    if (parts[0] === 'api' && parts.length === 2) {
+      const doc = apiResourceList(registry, '', parts[1] as string);
+      return doc ? jsonResponse(doc) : notFoundPage();
+    }
+    if (parts[0] === 'apis' && parts.length === 2) {
+      const doc = apiGroup(registry, parts[1] as string);
+      return doc ? jsonResponse(doc) : notFoundPage();
+    }
+    if (parts[0] === 'apis' && parts.length === 3) {
+      const doc = apiResourceList(registry, parts[1] as string, parts[2] as string);
+      return doc ? jsonResponse(doc) : notFoundPage();
+    }
+    return undefined;
+  }
+
+  async #serveResource(
+    r: ResourceInfo,
+    req: ResourceRequest,
+    request: Request,
+    url: URL,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const warning = r.deprecationWarnings.get(req.version);
+    const call: Call = {
+      r,
+      req,
+      http: request,
+      url,
+      version: req.version,
+      warnings: warning ? [warning] : [],
+      signal,
+    };
+    const parts = this.#parts;
+    if (req.subresource !== undefined && req.subresource !== 'status')
+      throw methodNotAllowed(req.verb, r);
+    if (req.subresource === 'status' && !r.hasStatus) return notFoundPage();
+    if (!r.verbs.includes(req.verb) && req.subresource === undefined)
+      throw methodNotAllowed(req.verb, r);
+    switch (req.verb) {
+      case 'get':
+        return get(parts, call);
+      case 'list':
+        return list(parts, call);
+      case 'watch':
+        return watch(parts, call);
+      case 'create': {
+        const res = await create(parts, call);
+        if (r.plural === 'customresourcedefinitions' && res.status === 201) this.#syncCrds();
+        return res;
+      }
+      case 'update':
+        return update(parts, call);
+      case 'delete':
+        return deleteObject(parts, call);
+      case 'deletecollection':
+        return deleteCollection(parts, call);
+      default:
+        throw methodNotAllowed(req.verb, r);
+    }
+  }
+
+  /** Makes a just-created CRD servable before the response returns, as clients expect soon after. */
+  #syncCrds(): void {
+    const page = this.#parts.store.list(
+      '/registry/apiextensions.k8s.io/customresourcedefinitions/',
+    );
+    for (const stored of page.items) this.#crdController.syncNow(stored);
+  }
+}
