@@ -133,7 +133,14 @@ function mergeMap(
 /** A patch value with nothing to merge into: directives are interpreted, nulls dropped. */
 function fresh(v: unknown, schema: MergeSchema): unknown {
   if (isObject(v)) return mergeMap({}, v, schema);
-  if (Array.isArray(v)) return mergeSliceHandler([], v, schema, false);
+  if (Array.isArray(v)) {
+    // kube stores such a list as sent; only directive items (which would decode as empty
+    // structs) are dropped here.
+    const items = schema.items();
+    return v
+      .filter((item) => !(isObject(item) && Object.hasOwn(item, DIRECTIVE)))
+      .map((item) => fresh(item, items));
+  }
   return v;
 }
 
