@@ -29,13 +29,33 @@ export type StorageErrorCode =
   /** The store was used after `close()`, or a caller broke a documented precondition. */
   | 'InvalidArgument';
 
+/**
+ * Revisions behind `Compacted`, `TooLargeResourceVersion` and `Conflict`, so the HTTP layer can
+ * build kube's messages (`too old resource version: N (M)`, `Too large resource version: N,
+ * current: M`) without parsing ours.
+ */
+export interface StorageErrorRevisions {
+  /** The revision the caller asked for (or expected, for `Conflict`). */
+  requested: number;
+  /** The compact revision at the time of the error. */
+  compact?: number;
+  /** The current revision of the store (or of the key, for `Conflict`). */
+  current?: number;
+}
+
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
+  readonly revisions: StorageErrorRevisions | undefined;
 
-  constructor(code: StorageErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: StorageErrorCode,
+    message: string,
+    options?: { cause?: unknown; revisions?: StorageErrorRevisions },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StorageError';
     this.code = code;
+    this.revisions = options?.revisions;
   }
 }
 

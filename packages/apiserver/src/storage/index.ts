@@ -2,7 +2,12 @@
 // kine (ADR 0005). The HTTP layer imports from here only.
 export { openStore, type OpenStoreOptions } from './sqlite/open.ts';
 export { startCompactor, type CompactorHandle, type CompactorOptions } from './compactor.ts';
-export { StorageError, isStorageError, type StorageErrorCode } from './errors.ts';
+export {
+  StorageError,
+  isStorageError,
+  type StorageErrorCode,
+  type StorageErrorRevisions,
+} from './errors.ts';
 export { compareKeys } from './key-range.ts';
 export type {
   ListOptions,

@@ -151,7 +151,8 @@ export interface Store extends StoreReader, StoreWriter {
   /**
    * Delivers every change to keys starting with `prefix` with revision > `fromRevision`, in
    * revision order, exactly once: first the retained history (replayed from the log), then live
-   * changes. `fromRevision` may be in the future; the watch then waits for it.
+   * changes. `fromRevision` may be in the future; the watch then waits for it. A prefix is a
+   * plain string prefix: to watch one key, filter events by key (`/ns/a` also matches `/ns/ab`).
    *
    * Delivery is asynchronous and never blocks writers. If `onEvent` returns a promise, the next
    * event waits for it (back-pressure from, e.g., an HTTP response). Each watcher buffers at most

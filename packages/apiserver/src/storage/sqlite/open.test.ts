@@ -184,8 +184,14 @@ describe('refusing files that are not ours or not healthy', () => {
     expect(sha256(path)).toBe(before);
   });
 
-  it('refuses a directory', () => {
+  it('refuses a directory, and a path whose directory does not exist', () => {
     expect(() => openStore({ path: dir })).toThrow(/not a regular file/);
+    expect(() => openStore({ path: join(dir, 'missing', 'state.db') })).toThrow(
+      expect.objectContaining({
+        code: 'InvalidArgument',
+        message: expect.stringMatching(/does not exist/),
+      }),
+    );
   });
 });
 

@@ -2,7 +2,8 @@
 // file another process holds is examined first without writing a byte: the 100-byte header
 // straight from disk, then a read-only SQLite connection. Only a file that is empty, absent or
 // provably ours is opened for writing (issue 4: "never silently rewritten"; ADR 0005).
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StorageError } from '../errors.ts';
 import type { Store } from '../store.ts';
@@ -57,6 +58,8 @@ export interface OpenStoreOptions {
 }
 
 type ResolvedOptions = Required<OpenStoreOptions>;
+
+const INSPECT_BUSY_TIMEOUT_MS = 500;
 
 function withDefaults(opts: OpenStoreOptions): ResolvedOptions {
   if (typeof opts.path !== 'string' || opts.path === '') {
@@ -151,7 +154,15 @@ function inspect(opts: ResolvedOptions): 'new' | 'existing' {
     }
     size = st.size;
   } catch (err: unknown) {
-    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return 'new';
+    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') {
+      if (!existsSync(dirname(path))) {
+        throw new StorageError(
+          'InvalidArgument',
+          `open ${path}: directory ${dirname(path)} does not exist; create it first`,
+        );
+      }
+      return 'new';
+    }
     throw err;
   }
   if (size === 0) return 'new';
@@ -181,7 +192,10 @@ function inspect(opts: ResolvedOptions): 'new' | 'existing' {
 
   let ro: Database.Database | undefined;
   try {
-    ro = new Database(path, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs });
+    // In WAL mode readers never wait for writers; only an exclusive holder (which keeps its lock
+    // until it exits) makes this read busy, so waiting long would not help.
+    const timeout = Math.min(opts.busyTimeoutMs, INSPECT_BUSY_TIMEOUT_MS);
+    ro = new Database(path, { readonly: true, fileMustExist: true, timeout });
     const appId = ro.pragma('application_id', { simple: true }) as number;
     const tables = (
       ro.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]

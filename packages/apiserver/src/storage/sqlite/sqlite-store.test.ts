@@ -74,6 +74,33 @@ describe('create, get, update, delete', () => {
     expect(store.currentRevision).toBe(before);
   });
 
+  it('errors carry the revisions kube messages need', () => {
+    store.create('/r/a', '1'); // 1
+    store.update('/r/a', '2'); // 2
+    store.compact(0);
+    const caught = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err: unknown) {
+        return err;
+      }
+      throw new Error('expected an error');
+    };
+    expect(caught(() => store.get('/r/a', 1))).toMatchObject({
+      code: 'Compacted',
+      revisions: { requested: 1, compact: 2 },
+    });
+    expect(caught(() => store.get('/r/a', 7))).toMatchObject({
+      code: 'TooLargeResourceVersion',
+      revisions: { requested: 7, current: 2 },
+      message: 'Too large resource version: 7, current: 2',
+    });
+    expect(caught(() => store.update('/r/a', '3', 1))).toMatchObject({
+      code: 'Conflict',
+      revisions: { requested: 1, current: 2 },
+    });
+  });
+
   it('update and delete with the current revision succeed (optimistic concurrency)', () => {
     const a = store.create('/r/a', '1');
     const a2 = store.update('/r/a', '2', a.revision);

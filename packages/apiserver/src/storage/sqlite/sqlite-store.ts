@@ -219,6 +219,7 @@ export class SqliteStore implements Store {
       throw new StorageError(
         'Compacted',
         `watch ${prefix}: revision ${fromRevision} has been compacted (compact revision ${compact}); relist and watch from the list's revision`,
+        { revisions: { requested: fromRevision, compact } },
       );
     }
     return this.hub.add(prefix, prefix, prefixEnd(prefix), fromRevision, onEvent, options);
@@ -279,6 +280,7 @@ export class SqliteStore implements Store {
       throw new StorageError(
         'Compacted',
         `revision ${revision} has been compacted (compact revision ${compact})`,
+        { revisions: { requested: revision, compact } },
       );
     }
     const current = this.readCurrent();
@@ -286,6 +288,7 @@ export class SqliteStore implements Store {
       throw new StorageError(
         'TooLargeResourceVersion',
         `Too large resource version: ${revision}, current: ${current}`,
+        { revisions: { requested: revision, current } },
       );
     }
     return revision;
@@ -300,6 +303,7 @@ export class SqliteStore implements Store {
       throw new StorageError(
         'Conflict',
         `${verb} ${key}: expected revision ${expectedRevision}, current revision is ${latest.id}`,
+        { revisions: { requested: expectedRevision, current: latest.id } },
       );
     }
     return latest;

@@ -212,6 +212,7 @@ export class WatchHub {
           new StorageError(
             'Compacted',
             `watch: revision ${w.position} has been compacted (compact revision ${compact}); relist and watch again`,
+            { revisions: { requested: w.position, compact } },
           ),
         );
         return false;
