@@ -208,6 +208,7 @@ describe('applyStrategicMergePatch', () => {
 
   const errors: {
     name: string;
+    original?: unknown;
     patch: unknown;
     status: number;
     reason?: string;
