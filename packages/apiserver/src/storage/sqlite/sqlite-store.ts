@@ -19,20 +19,7 @@ import type {
 import { META_COMPACT_REVISION } from './schema.ts';
 import { toStorageError } from './sqlite-errors.ts';
 import { WatchHub } from './watch-hub.ts';
-
-interface LogRow {
-  id: number;
-  name: string;
-  created: number;
-  deleted: number;
-  create_revision: number;
-  prev_revision: number;
-  value: string;
-}
-
-interface EventRow extends LogRow {
-  prev_value: string | null;
-}
+import { checkKey, checkValue, toEvent, toObject, type EventRow, type LogRow } from './rows.ts';
 
 /** Compaction deletes at most this many revisions per write transaction (kine: 1000). */
 const COMPACT_BATCH = 10_000;
@@ -394,52 +381,5 @@ export class SqliteStore implements Store {
     } catch (err: unknown) {
       throw toStorageError(err, what, this.opts.path);
     }
-  }
-}
-
-function toObject(row: LogRow): StoredObject {
-  return { key: row.name, revision: row.id, createRevision: row.create_revision, value: row.value };
-}
-
-function toEvent(row: EventRow): WatchEvent {
-  if (row.deleted) {
-    return {
-      type: 'DELETED',
-      key: row.name,
-      revision: row.id,
-      value: row.value,
-      prevValue: row.value,
-      createRevision: row.create_revision,
-    };
-  }
-  if (row.created) {
-    return {
-      type: 'ADDED',
-      key: row.name,
-      revision: row.id,
-      value: row.value,
-      createRevision: row.create_revision,
-    };
-  }
-  const event: WatchEvent = {
-    type: 'MODIFIED',
-    key: row.name,
-    revision: row.id,
-    value: row.value,
-    createRevision: row.create_revision,
-  };
-  if (row.prev_value !== null) event.prevValue = row.prev_value;
-  return event;
-}
-
-function checkKey(key: string): void {
-  if (typeof key !== 'string' || key === '') {
-    throw new StorageError('InvalidArgument', 'key must be a non-empty string');
-  }
-}
-
-function checkValue(value: string): void {
-  if (typeof value !== 'string') {
-    throw new StorageError('InvalidArgument', 'value must be a string (JSON text)');
   }
 }

@@ -39,6 +39,7 @@ export class WatchHub {
   private dispatched: number;
   private readonly watchers = new Set<Watcher>();
   private flushScheduled = false;
+  private closed = false;
   private poll: NodeJS.Timeout | undefined;
 
   constructor(
@@ -102,12 +103,20 @@ export class WatchHub {
     this.flushScheduled = true;
     queueMicrotask(() => {
       this.flushScheduled = false;
-      this.flush();
+      try {
+        this.flush();
+      } catch (err: unknown) {
+        // Never throw out of a microtask (it would crash the process): end the watches instead.
+        this.closeAll(
+          new StorageError('WatchClosed', 'watch: reading the log failed', { cause: err }),
+        );
+      }
     });
   }
 
   /** Reads every committed row past `dispatched` and hands it to the live watchers now. */
   flush(): void {
+    if (this.closed) return;
     if (this.watchers.size === 0) {
       this.dispatched = this.log.currentRevision();
       return;
@@ -146,6 +155,7 @@ export class WatchHub {
 
   /** Ends every watch with `err`. */
   closeAll(err: Error): void {
+    this.closed = true;
     for (const w of [...this.watchers]) w.finish(err);
     this.stopPolling();
   }

@@ -245,6 +245,16 @@ describe('watch', () => {
     store.create('/r/b', '1'); // writers are unaffected
   });
 
+  it('closing right after a write (fan-out still pending) neither throws nor delivers', async () => {
+    const w = collect('/r/', 0);
+    store.create('/r/a', '1');
+    store.close();
+    await settle();
+    expect(w.events).toEqual([]);
+    await expect(w.handle.done).resolves.toMatchObject({ code: 'WatchClosed' });
+    store = openStore({ path: ':memory:' });
+  });
+
   it('close ends every watch with WatchClosed', async () => {
     const w = collect('/r/', 0);
     store.close();
