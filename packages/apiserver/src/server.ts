@@ -18,6 +18,7 @@ import { parseResourceRequest, type ResourceRequest } from './http/request-info.
 import { errorResponse, jsonResponse, notFoundPage } from './http/response.ts';
 import { create } from './http/verbs/create.ts';
 import { deleteCollection, deleteObject } from './http/verbs/delete.ts';
+import { patch } from './http/verbs/patch.ts';
 import { get, list } from './http/verbs/read.ts';
 import { update } from './http/verbs/update.ts';
 import { watch } from './http/verbs/watch.ts';
@@ -246,6 +247,8 @@ export class ApiServer {
       }
       case 'update':
         return update(parts, call);
+      case 'patch':
+        return patch(parts, call);
       case 'delete':
         return deleteObject(parts, call);
       case 'deletecollection':

@@ -7,7 +7,8 @@ import { StorageError } from '../../storage/errors.ts';
 import { admitObject } from '../admission.ts';
 import { readObject } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
-import { writeOptions } from '../options.ts';
+import { trackUpdate } from '../managed-fields.ts';
+import { managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { requireNamespace } from './namespaces.ts';
 
@@ -51,8 +52,9 @@ export async function create(parts: ServerParts, call: Call): Promise<Response> 
   if (r.namespaced) requireNamespace(parts, call.req.namespace ?? '');
 
   for (let attempt = 1; ; attempt++) {
-    const candidate = structuredClone(obj);
+    let candidate = structuredClone(obj);
     prepareCreate(r, candidate, call.req.namespace, parts.ctx);
+    candidate = trackUpdate(parts, call, undefined, candidate, managerName(opts, call.http));
     const admitted = admitObject(call, candidate, undefined, opts, 'create');
     const name = admitted.metadata.name ?? '';
     const stored = parts.codec.toVersion(r, admitted, r.storageVersion);

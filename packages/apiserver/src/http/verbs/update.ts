@@ -3,7 +3,8 @@ import { ApiError, badRequest, conflict } from '../../errors.ts';
 import { qualifiedResource } from '../../resources/resource.ts';
 import { readObject } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
-import { writeOptions } from '../options.ts';
+import { trackUpdate } from '../managed-fields.ts';
+import { managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { checkNamespace, checkTypeMeta } from './create.ts';
 import { loadCurrent, writeUpdate } from './write-path.ts';
@@ -63,6 +64,7 @@ export async function update(parts: ServerParts, call: Call): Promise<Response> 
   ) {
     throw conflict(r, name);
   }
-  const result = writeUpdate(parts, call, current, obj, opts, 'update', expected);
+  const tracked = trackUpdate(parts, call, current.obj, obj, managerName(opts, call.http));
+  const result = writeUpdate(parts, call, current, tracked, opts, 'update', expected);
   return jsonResponse(result.body, result.status, call.warnings);
 }
