@@ -1,0 +1,177 @@
+// Test support: a loopback HTTP server that answers kubectl's discovery (legacy /api/v1 only),
+// records every request body with its content type, and echoes created objects back as JSON, so
+// tests can run the machine's real kubectl and decode exactly what it sent.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './index.ts';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  contentType: string;
+  accept: string;
+  body: Uint8Array;
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CaptureServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** Runs kubectl against the server with a throwaway kubeconfig and HOME. */
+  kubectl(args: string[], stdin?: string): Promise<KubectlResult>;
+  close(): Promise<void>;
+}
+
+const RESOURCES: [string, string, boolean][] = [
+  ['configmaps', 'ConfigMap', true],
+  ['endpoints', 'Endpoints', true],
+  ['events', 'Event', true],
+  ['namespaces', 'Namespace', false],
+  ['persistentvolumeclaims', 'PersistentVolumeClaim', true],
+  ['pods', 'Pod', true],
+  ['secrets', 'Secret', true],
+  ['serviceaccounts', 'ServiceAccount', true],
+  ['services', 'Service', true],
+];
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+function discovery(path: string): unknown {
+  if (path === '/api') {
+    return {
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }],
+    };
+  }
+  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: [] };
+  if (path === '/api/v1') {
+    return {
+      kind: 'APIResourceList',
+      groupVersion: 'v1',
+      resources: RESOURCES.map(([name, kind, namespaced]) => ({
+        name,
+        singularName: kind.toLowerCase(),
+        namespaced,
+        kind,
+        verbs: VERBS,
+      })),
+    };
+  }
+  return undefined;
+}
+
+/** The created object as a server would return it: decoded body plus a few server fields. */
+function echo(req: RecordedRequest): Record<string, unknown> {
+  const obj = req.contentType.startsWith(PROTOBUF_MEDIA_TYPE)
+    ? decodeProtobufObject(req.body)
+    : (JSON.parse(Buffer.from(req.body).toString('utf8')) as Record<string, unknown>);
+  const namespace = /\/namespaces\/([^/]+)\//.exec(req.path)?.[1];
+  const metadata = { ...((obj.metadata ?? {}) as Record<string, unknown>) };
+  if (namespace && !req.path.endsWith('/token')) metadata.namespace = namespace;
+  metadata.uid = '00000000-0000-4000-8000-000000000001';
+  metadata.resourceVersion = '1';
+  if (obj.kind === 'TokenRequest') {
+    return { ...obj, status: { token: 'tok', expirationTimestamp: '2030-01-01T00:00:00Z' } };
+  }
+  if (obj.kind === 'SelfSubjectReview') {
+    return { ...obj, status: { userInfo: { username: 'admin', groups: ['system:masters'] } } };
+  }
+  return { ...obj, metadata };
+}
+
+function send(res: ServerResponse, code: number, body: unknown): void {
+  res.writeHead(code, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+export async function startCaptureServer(kubectlPath: string): Promise<CaptureServer> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const recorded: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        contentType: req.headers['content-type'] ?? '',
+        accept: req.headers.accept ?? '',
+        body: new Uint8Array(Buffer.concat(chunks)),
+      };
+      requests.push(recorded);
+      try {
+        const doc = discovery(url.pathname);
+        if (doc !== undefined) return send(res, 200, doc);
+        if (recorded.method === 'POST') return send(res, 201, echo(recorded));
+        if (recorded.method === 'DELETE') {
+          return send(res, 200, { kind: 'Status', apiVersion: 'v1', status: 'Success' });
+        }
+        send(res, 404, {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'NotFound',
+          code: 404,
+        });
+      } catch (err: unknown) {
+        send(res, 400, {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: String(err),
+          code: 400,
+        });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-capture-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: c, cluster: {server: "${url}"}}]`,
+      'users: [{name: u, user: {}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u, namespace: default}}]',
+      'current-context: c',
+      '',
+    ].join('\n'),
+  );
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, KUBECONFIG: kubeconfig };
+  return {
+    url,
+    requests,
+    kubectl: (args, stdin) =>
+      new Promise((resolve) => {
+        // async on purpose: the capture server runs on this process' event loop
+        const child = execFile(
+          kubectlPath,
+          args,
+          { env, timeout: 30_000 },
+          (err, stdout, stderr) => {
+            const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+            resolve({ code, stdout, stderr });
+          },
+        );
+        child.stdin?.end(stdin ?? '');
+      }),
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
