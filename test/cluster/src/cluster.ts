@@ -26,11 +26,11 @@ export type Log = (message: string) => void;
 
 export interface UpResult {
   kubeconfig: string;
-  /** True when a healthy cluster was already running and only the node count was reconciled. */
+  /** True when a healthy cluster was already running; only its node count was reconciled. */
   reused: boolean;
 }
 
-/** Seconds each component gets to answer its health check (envtest allows 20 per component). */
+/** How long each component gets to answer its health check (envtest allows 20 s each). */
 const START_TIMEOUT_MS: Record<ComponentSpec['name'], number> = {
   etcd: 30_000,
   'kube-apiserver': 90_000,
@@ -164,7 +164,9 @@ async function assertPortsFree(ports: Ports): Promise<void> {
 }
 
 async function isUp(record: ClusterRecord, options: ClusterOptions): Promise<boolean> {
-  if (!record.processes.every(isRunning) || record.processes.length < 5) return false;
+  const names = new Set(record.processes.map((p) => p.name));
+  if (names.size < Object.keys(START_TIMEOUT_MS).length) return false; // `up` died midway
+  if (!record.processes.every(isRunning)) return false;
   const pki = pkiFiles(statePaths(options.stateDir).pki);
   return isHealthy(`https://127.0.0.1:${record.ports.apiserver}/readyz`, pki);
 }
