@@ -39,6 +39,12 @@ export interface MergeSchema {
   readonly presentWhenZero: boolean;
   /** The schema's `default`, used for list-map key fields the value omits. */
   readonly defaultValue: unknown;
+  /**
+   * Required struct fields of built-ins: the Go fields without `omitempty`, which serialise as
+   * `null` in the zero object kube compares a create against. Empty for custom resources, whose
+   * zero object (an empty Unstructured) has no fields at all.
+   */
+  readonly required: readonly string[];
   /** Whether strategic merge patch is allowed (built-in kinds only; CRs answer 415). */
   readonly strategicMergePatch: boolean;
   /** Declared struct fields, in schema order. */
@@ -54,6 +60,7 @@ export interface MergeSchema {
 /** The subset of OpenAPI v3 / JSONSchemaProps the merge schema reads. */
 interface RawSchema {
   type?: string | string[];
+  required?: string[];
   format?: string;
   default?: unknown;
   properties?: Record<string, RawSchema>;
@@ -93,6 +100,7 @@ const BASE = {
   patchMergeKey: undefined,
   presentWhenZero: false,
   defaultValue: undefined,
+  required: [] as readonly string[],
 };
 
 class DeducedNode implements MergeSchema {
@@ -104,6 +112,7 @@ class DeducedNode implements MergeSchema {
   readonly patchMergeKey = undefined;
   readonly presentWhenZero = false;
   readonly defaultValue = undefined;
+  readonly required = BASE.required;
   constructor(readonly strategicMergePatch: boolean) {}
   fieldNames(): readonly string[] {
     return [];
@@ -131,6 +140,7 @@ class SchemaNode implements MergeSchema {
   readonly patchMergeKey: string | undefined;
   readonly presentWhenZero: boolean;
   readonly defaultValue: unknown;
+  readonly required: readonly string[];
   readonly strategicMergePatch: boolean;
   private readonly raw: RawSchema;
   private readonly fields = new Map<string, MergeSchema>();
@@ -150,6 +160,7 @@ class SchemaNode implements MergeSchema {
       .filter((s): s is PatchStrategy => s === 'merge' || s === 'replace' || s === 'retainKeys');
     this.patchMergeKey = raw['x-kubernetes-patch-merge-key'];
     this.defaultValue = raw.default;
+    this.required = ctx.goZero ? (raw.required ?? []) : [];
     this.presentWhenZero =
       ctx.goZero &&
       this.kind === 'map' &&

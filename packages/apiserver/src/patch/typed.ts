@@ -34,10 +34,13 @@ function isEmptyContainer(v: unknown): boolean {
   return isObject(v) && Object.keys(v).length === 0;
 }
 
-/** The shape both sides are walked with; empty-on-both-sides containers are leaves (SMD). */
+/**
+ * The shape both sides are walked with. `null` takes the other side's shape (SMD's deduceAtom
+ * leaves nil untyped); containers empty or absent on both sides are leaves.
+ */
 function pairShape(schema: MergeSchema, l: unknown, r: unknown): Shape {
-  const sl = l === undefined ? undefined : shapeOf(schema, l);
-  const sr = r === undefined ? undefined : shapeOf(schema, r);
+  const sl = l === undefined || l === null ? undefined : shapeOf(schema, l);
+  const sr = r === undefined || r === null ? undefined : shapeOf(schema, r);
   if (sl !== undefined && sr !== undefined && sl !== sr) return 'leaf';
   const s = sl ?? sr ?? 'leaf';
   if (s !== 'leaf' && isEmptyContainer(l) && isEmptyContainer(r)) return 'leaf';
@@ -177,15 +180,15 @@ export function compare(lhs: unknown, rhs: unknown, schema: MergeSchema): Compar
       return;
     }
     if (shape === 'map') {
-      const lm = (l ?? {}) as JsonObject;
-      const rm = (r ?? {}) as JsonObject;
+      const lm = (isObject(l) ? l : {}) as JsonObject;
+      const rm = (isObject(r) ? r : {}) as JsonObject;
       const keys = new Set([...Object.keys(lm), ...Object.keys(rm)]);
       for (const k of keys) {
         walk(lm[k], rm[k], mapChild(s, k) ?? DEDUCED, [...path, fieldElement(k)]);
       }
     } else {
-      const li = indexList(s, l as unknown[] | undefined);
-      const ri = indexList(s, r as unknown[] | undefined);
+      const li = indexList(s, Array.isArray(l) ? l : undefined);
+      const ri = indexList(s, Array.isArray(r) ? r : undefined);
       const pes = [
         ...li.order,
         ...ri.order.filter((pe) => !li.items.has(serializePathElement(pe))),
@@ -209,15 +212,15 @@ export function mergeValues(l: unknown, r: unknown, schema: MergeSchema): unknow
   const shape = pairShape(schema, l, r);
   if (shape === 'leaf') return deepClone(r);
   if (shape === 'map') {
-    const lm = l as JsonObject;
-    const rm = r as JsonObject;
+    const lm = (isObject(l) ? l : {}) as JsonObject;
+    const rm = (isObject(r) ? r : {}) as JsonObject;
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(lm))
       out[k] = mergeValues(v, rm[k], mapChild(schema, k) ?? DEDUCED);
     for (const [k, v] of Object.entries(rm)) if (!Object.hasOwn(lm, k)) out[k] = deepClone(v);
     return out;
   }
-  return mergeLists(l as unknown[], r as unknown[], schema);
+  return mergeLists(Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], schema);
 }
 
 /**
@@ -346,7 +349,8 @@ export function pruneFields(
 
 /**
  * The object kube compares a create against: Go's zero value of the type, in which non-pointer
- * struct fields serialise as `{}` (so `spec` is never "added" on create for built-ins).
+ * struct fields serialise as `{}` and fields without `omitempty` as `null` (so neither `spec`
+ * nor `spec.containers` is "added" as a whole on create, while `metadata.labels` is).
  */
 export function zeroObject(schema: MergeSchema, depth = 0): JsonObject {
   const out: JsonObject = {};
@@ -354,6 +358,7 @@ export function zeroObject(schema: MergeSchema, depth = 0): JsonObject {
   for (const name of schema.fieldNames()) {
     const f = schema.field(name);
     if (f?.presentWhenZero) out[name] = zeroObject(f, depth + 1);
+    else if (schema.required.includes(name)) out[name] = null;
   }
   return out;
 }

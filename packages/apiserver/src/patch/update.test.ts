@@ -1,0 +1,284 @@
+import { describe, expect, it } from 'vitest';
+import { apply } from './apply.ts';
+import { FieldSet, fieldElement } from './field-set.ts';
+import type { JsonObject } from './json-value.ts';
+import { builtinMergeSchema } from './merge-schema.ts';
+import { T0, T1, T2, widget, widgetSchema } from './test-schemas.ts';
+import { updateManagedFields, type UpdateManagedFieldsOptions } from './update.ts';
+
+const podSchema = builtinMergeSchema('io.k8s.api.core.v1.Pod');
+const configMapSchema = builtinMergeSchema('io.k8s.api.core.v1.ConfigMap');
+const statusReset = FieldSet.fromPaths([[fieldElement('status')]]);
+
+const w = (manager: string, now: string, extra: Partial<UpdateManagedFieldsOptions> = {}) => ({
+  manager,
+  apiVersion: 'example.com/v1',
+  schema: widgetSchema,
+  now,
+  ...extra,
+});
+
+// The expected fieldsV1 in this block are written by hand from what kube-apiserver 1.32 records
+// for `kubectl run nginx --image=nginx`, `kubectl create configmap` and
+// `kubectl apply --server-side` of a small Pod (field order as structured-merge-diff serialises).
+describe('managedFields exactly as kube records them', () => {
+  it('kubectl run: a defaulted Pod created with operation Update', () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'nginx', namespace: 'default', labels: { run: 'nginx' } },
+      spec: {
+        containers: [
+          {
+            name: 'nginx',
+            image: 'nginx',
+            imagePullPolicy: 'Always',
+            resources: {},
+            terminationMessagePath: '/dev/termination-log',
+            terminationMessagePolicy: 'File',
+          },
+        ],
+        dnsPolicy: 'ClusterFirst',
+        enableServiceLinks: true,
+        restartPolicy: 'Always',
+        schedulerName: 'default-scheduler',
+        securityContext: {},
+        terminationGracePeriodSeconds: 30,
+      },
+      status: { phase: 'Pending' },
+    };
+    const { managedFields } = updateManagedFields(undefined, pod, {
+      manager: 'kubectl-run',
+      apiVersion: 'v1',
+      schema: podSchema,
+      now: T0,
+      ignoredFields: statusReset,
+    });
+    expect(JSON.stringify(managedFields)).toBe(
+      JSON.stringify([
+        {
+          manager: 'kubectl-run',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: T0,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': { 'f:labels': { '.': {}, 'f:run': {} } },
+            'f:spec': {
+              'f:containers': {
+                'k:{"name":"nginx"}': {
+                  '.': {},
+                  'f:image': {},
+                  'f:imagePullPolicy': {},
+                  'f:name': {},
+                  'f:resources': {},
+                  'f:terminationMessagePath': {},
+                  'f:terminationMessagePolicy': {},
+                },
+              },
+              'f:dnsPolicy': {},
+              'f:enableServiceLinks': {},
+              'f:restartPolicy': {},
+              'f:schedulerName': {},
+              'f:securityContext': {},
+              'f:terminationGracePeriodSeconds': {},
+            },
+          },
+        },
+      ]),
+    );
+  });
+
+  it('kubectl create configmap', () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key: 'v' } };
+    const { managedFields } = updateManagedFields(undefined, cm, {
+      manager: 'kubectl-create',
+      apiVersion: 'v1',
+      schema: configMapSchema,
+      now: T0,
+    });
+    expect(managedFields).toEqual([
+      {
+        manager: 'kubectl-create',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T0,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:key': {} } },
+      },
+    ]);
+  });
+
+  it('kubectl apply --server-side of a Pod', () => {
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+      spec: {
+        containers: [{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }],
+      },
+    };
+    const { managedFields } = apply(undefined, body, {
+      manager: 'kubectl',
+      force: false,
+      apiVersion: 'v1',
+      schema: podSchema,
+      now: T0,
+    });
+    expect(JSON.stringify(managedFields)).toBe(
+      JSON.stringify([
+        {
+          manager: 'kubectl',
+          operation: 'Apply',
+          apiVersion: 'v1',
+          time: T0,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': { 'f:labels': { 'f:app': {} } },
+            'f:spec': {
+              'f:containers': {
+                'k:{"name":"nginx"}': {
+                  '.': {},
+                  'f:image': {},
+                  'f:name': {},
+                  'f:ports': {
+                    'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ]),
+    );
+  });
+});
+
+describe('updateManagedFields', () => {
+  const created = updateManagedFields(undefined, widget({ replicas: 1, paused: true }), w('a', T0));
+
+  it('gives changed fields to the writer and takes them from others', () => {
+    const next = { ...created.object, spec: { replicas: 2, paused: true } };
+    const { managedFields } = updateManagedFields(created.object, next, w('b', T1));
+    expect(managedFields.map((e) => [e.manager, e.time, e.fieldsV1])).toEqual([
+      ['a', T0, { 'f:spec': { '.': {}, 'f:paused': {} } }],
+      ['b', T1, { 'f:spec': { 'f:replicas': {} } }],
+    ]);
+  });
+
+  it('takes removed fields from everyone and drops emptied entries', () => {
+    const next = { ...created.object, spec: {} };
+    const { managedFields } = updateManagedFields(created.object, next, w('b', T1));
+    expect(managedFields.map((e) => [e.manager, e.fieldsV1])).toEqual([['a', { 'f:spec': {} }]]);
+    const gone = updateManagedFields(
+      created.object,
+      { ...created.object, spec: undefined },
+      w('b', T1),
+    );
+    expect(gone.managedFields).toEqual([]);
+    expect((gone.object.metadata as JsonObject).managedFields).toBeUndefined();
+  });
+
+  it('merges entries of the same manager, operation and apiVersion, and updates the time', () => {
+    const next = { ...created.object, spec: { replicas: 2, paused: true } };
+    const { managedFields } = updateManagedFields(created.object, next, w('a', T1));
+    expect(managedFields).toHaveLength(1);
+    expect(managedFields[0]?.time).toBe(T1);
+    expect(managedFields[0]?.fieldsV1).toEqual({
+      'f:spec': { '.': {}, 'f:paused': {}, 'f:replicas': {} },
+    });
+  });
+
+  it('keeps separate entries per apiVersion and per subresource', () => {
+    const v2 = updateManagedFields(
+      created.object,
+      { ...created.object, spec: { replicas: 2, paused: true } },
+      w('a', T1, { apiVersion: 'example.com/v2' }),
+    );
+    const st = updateManagedFields(
+      v2.object,
+      { ...v2.object, status: { ready: 1 } },
+      w('a', T2, { subresource: 'status' }),
+    );
+    expect(st.managedFields.map((e) => [e.apiVersion, e.subresource])).toEqual([
+      ['example.com/v1', undefined],
+      ['example.com/v2', undefined],
+      ['example.com/v1', 'status'],
+    ]);
+  });
+
+  it('leaves everything, timestamps included, alone for a no-op write', () => {
+    const again = updateManagedFields(created.object, structuredClone(created.object), w('a', T2));
+    expect(again.managedFields).toEqual(created.managedFields);
+    const other = updateManagedFields(created.object, structuredClone(created.object), w('z', T2));
+    expect(other.managedFields).toEqual(created.managedFields);
+  });
+
+  it('lists Apply entries before Update entries, then by time and manager', () => {
+    const applied = apply(created.object, widget({ tags: ['x'] }), {
+      manager: 'kubectl',
+      force: false,
+      apiVersion: 'example.com/v1',
+      schema: widgetSchema,
+      now: T2,
+    });
+    const next = {
+      ...applied.object,
+      spec: { ...(applied.object.spec as JsonObject), replicas: 5 },
+    };
+    const { managedFields } = updateManagedFields(applied.object, next, w('0-early-name', T1));
+    expect(managedFields.map((e) => [e.operation, e.manager])).toEqual([
+      ['Apply', 'kubectl'],
+      ['Update', 'a'],
+      ['Update', '0-early-name'],
+    ]);
+  });
+
+  it('lets a client reset managedFields with [{}] and replace them with its own', () => {
+    const reset = {
+      ...created.object,
+      metadata: { ...(created.object.metadata as JsonObject), managedFields: [{}] },
+    };
+    expect(updateManagedFields(created.object, reset, w('a', T1)).managedFields).toEqual([]);
+    const own = [
+      {
+        manager: 'x',
+        operation: 'Update',
+        apiVersion: 'v9',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+      },
+    ];
+    const edited = {
+      ...created.object,
+      metadata: { ...(created.object.metadata as JsonObject), managedFields: own },
+    };
+    expect(updateManagedFields(created.object, edited, w('a', T1)).managedFields).toEqual(own);
+  });
+
+  it('collapses the oldest Update managers beyond ten into ancient-changes', () => {
+    let obj = created.object;
+    for (let i = 0; i < 11; i++) {
+      const next = { ...obj, spec: { ...(obj.spec as JsonObject), [`f${i}`]: i } };
+      const time = `2025-01-02T04:00:${String(i).padStart(2, '0')}Z`;
+      obj = updateManagedFields(obj, next, w(`m${String(i).padStart(2, '0')}`, time)).object;
+    }
+    const entries = (obj.metadata as JsonObject).managedFields as JsonObject[];
+    // capManagersManager: when m09 makes eleven, "a" (the oldest of example.com/v1) and m00 merge
+    // into ancient-changes; when m10 does, the bucket (now the oldest) absorbs m01.
+    expect(entries.map((e) => e.manager)).toEqual([
+      'ancient-changes',
+      ...['m02', 'm03', 'm04', 'm05', 'm06', 'm07', 'm08', 'm09', 'm10'],
+    ]);
+    expect(entries[0]).toEqual({
+      manager: 'ancient-changes',
+      operation: 'Update',
+      apiVersion: 'example.com/v1',
+      time: '2025-01-02T04:00:01Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {
+        'f:spec': { '.': {}, 'f:f0': {}, 'f:f1': {}, 'f:paused': {}, 'f:replicas': {} },
+      },
+    });
+  });
+});
