@@ -40,7 +40,7 @@ describe('storage micro-benchmark', () => {
     ];
     for (const [name, opts, n] of configs) {
       const store = openStore({
-        path: join(dir, `${rows.length ?? 0}-${Object.keys(rows).length}.db`),
+        path: join(dir, `bench-${Object.keys(rows).length}.db`),
         ...opts,
       });
       rows[name] = {
