@@ -127,7 +127,7 @@ export function apply(
     merged = isObject(pruned) ? pruned : {};
   }
 
-  transferOwnership(liveObj, merged, opts.schema, managers, self, opts.force);
+  transferOwnership(liveObj, merged, opts.schema, managers, self, opts.force, opts.ignoredFields);
 
   const mine = managers.get(self);
   if (mine !== undefined) {

@@ -47,10 +47,12 @@ function sortKeys(v: unknown): unknown {
 /** Byte-order comparison of UTF-8 strings, as Go's strings.Compare. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  const ba = Buffer.from(a, 'utf8');
-  const bb = Buffer.from(b, 'utf8');
-  return Buffer.compare(ba, bb);
+  // UTF-16 code-unit order equals UTF-8 byte order below the surrogate range.
+  if (!HIGH.test(a) && !HIGH.test(b)) return a < b ? -1 : 1;
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
+
+const HIGH = /[\uD800-\uFFFF]/;
 
 const TYPE_RANK = { number: 0, string: 1, boolean: 2, list: 3, map: 4, null: 5 } as const;
 

@@ -60,8 +60,8 @@ function conflictMessage(conflicts: readonly FieldConflict[]): string {
 /**
  * Updater.update: `self` (the applier, or the current Update operation) is exempt. Other
  * managers lose removed fields; changed fields they own are conflicts, which `force` turns into
- * a transfer of ownership and otherwise throw ApplyConflictError. Mutates `managers`, dropping
- * emptied records, and returns the comparison.
+ * a transfer of ownership and otherwise throw ApplyConflictError. Changes under `ignored` (reset
+ * fields) are left out. Mutates `managers`, dropping emptied records, and returns the comparison.
  */
 export function transferOwnership(
   live: unknown,
@@ -70,8 +70,18 @@ export function transferOwnership(
   managers: ManagerMap,
   self: string,
   force: boolean,
+  ignored?: FieldSet,
 ): Comparison {
-  const c = compare(live, next, schema);
+  let c = compare(live, next, schema);
+  // Reset fields (Updater.IgnoreFilter) neither conflict nor change hands: the strategy puts
+  // their old values back after the field manager has run.
+  if (ignored !== undefined) {
+    c = {
+      added: c.added.recursiveDifference(ignored),
+      modified: c.modified.recursiveDifference(ignored),
+      removed: c.removed.recursiveDifference(ignored),
+    };
+  }
   const changed = c.modified.union(c.added);
   const conflicts = new Map<string, FieldSet>();
   for (const [id, record] of managers) {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PatchError, patchErrorToStatus } from './errors.ts';
-import { builtinMergeSchema, crdMergeSchema } from './merge-schema.ts';
+import { builtinMergeSchema, crdMergeSchema, type MergeSchema } from './merge-schema.ts';
 import { applyStrategicMergePatch } from './strategic-merge-patch.ts';
 
 // Expected results follow k8s.io/apimachinery/pkg/util/strategicpatch as kube-apiserver runs it
 // (MergeParallelList, IgnoreUnmatchedNulls); orders follow its normalizeElementOrder, under which
 // items new to a list without `$setElementOrder` land before the server-only items.
 const pod = builtinMergeSchema('io.k8s.api.core.v1.Pod');
+const service = builtinMergeSchema('io.k8s.api.core.v1.Service');
 
 const c = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -15,7 +16,13 @@ const c = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 const spec = (s: Record<string, unknown>) => ({ spec: s });
 
-const cases: { name: string; original: unknown; patch: unknown; result: unknown }[] = [
+const cases: {
+  name: string;
+  schema?: MergeSchema;
+  original: unknown;
+  patch: unknown;
+  result: unknown;
+}[] = [
   {
     name: 'containers merge by name',
     original: spec({ containers: [c('a'), c('b')] }),
@@ -187,6 +194,48 @@ const cases: { name: string; original: unknown; patch: unknown; result: unknown 
     patch: spec({ containers: [{ name: 'a', ports: 'none' }] }),
     result: spec({ containers: [c('a', { ports: 'none' })] }),
   },
+  {
+    name: '$setElementOrder on a primitive list with a deletion',
+    original: { metadata: { finalizers: ['a', 'b', 'c'] } },
+    patch: {
+      metadata: {
+        '$setElementOrder/finalizers': ['c', 'a', 'd'],
+        finalizers: ['d'],
+        '$deleteFromPrimitiveList/finalizers': ['b'],
+      },
+    },
+    result: { metadata: { finalizers: ['c', 'a', 'd'] } },
+  },
+  {
+    name: '$setElementOrder with a $patch: delete item (kubectl apply)',
+    original: spec({ containers: [c('a'), c('b'), c('c')] }),
+    patch: spec({
+      '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }],
+      containers: [{ name: 'b', $patch: 'delete' }],
+    }),
+    result: spec({ containers: [c('c'), c('a')] }),
+  },
+  {
+    name: '$retainKeys ignores null and directive keys of the patch',
+    original: spec({ volumes: [{ name: 'v1', secret: { secretName: 's' } }] }),
+    patch: spec({
+      volumes: [{ name: 'v1', $retainKeys: ['emptyDir', 'name'], emptyDir: {}, secret: null }],
+    }),
+    result: spec({ volumes: [{ name: 'v1', emptyDir: {} }] }),
+  },
+  {
+    name: 'a whole-object $patch: replace',
+    original: { metadata: { name: 'p' }, spec: { restartPolicy: 'Always' } },
+    patch: { $patch: 'replace', metadata: { name: 'p' } },
+    result: { metadata: { name: 'p' } },
+  },
+  {
+    name: 'service ports merge by port',
+    schema: service,
+    original: spec({ ports: [{ port: 80, targetPort: 8080 }, { port: 443 }] }),
+    patch: spec({ ports: [{ port: 80, targetPort: 'http' }] }),
+    result: spec({ ports: [{ port: 80, targetPort: 'http' }, { port: 443 }] }),
+  },
 ];
 
 function failure(fn: () => unknown): PatchError {
@@ -200,9 +249,9 @@ function failure(fn: () => unknown): PatchError {
 }
 
 describe('applyStrategicMergePatch', () => {
-  it.each(cases)('$name', ({ original, patch, result }) => {
+  it.each(cases)('$name', ({ schema, original, patch, result }) => {
     const before = structuredClone(original);
-    expect(applyStrategicMergePatch(original, patch, pod)).toEqual(result);
+    expect(applyStrategicMergePatch(original, patch, schema ?? pod)).toEqual(result);
     expect(original).toEqual(before);
   });
 

@@ -79,18 +79,27 @@ interface IndexedList {
   readonly items: Map<string, unknown>;
 }
 
-/** Key every item; later duplicates and unkeyable items are ignored, as indexListPathElements does. */
-function indexList(schema: MergeSchema, list: readonly unknown[] | undefined): IndexedList {
+/**
+ * Key every item. Later duplicates and unkeyable items are ignored, as indexListPathElements
+ * does, unless `keepStray` is set: then they are kept under their index (`i:<n>`), so a merge
+ * never loses live items that do not fit the schema.
+ */
+function indexList(
+  schema: MergeSchema,
+  list: readonly unknown[] | undefined,
+  keepStray = false,
+): IndexedList {
   const order: PathElement[] = [];
   const items = new Map<string, unknown>();
-  for (const item of list ?? []) {
-    const pe = itemElement(schema, item);
-    if (typeof pe === 'string') continue;
-    const key = serializePathElement(pe);
-    if (items.has(key)) continue;
-    items.set(key, item);
+  (list ?? []).forEach((item, index) => {
+    let pe = itemElement(schema, item);
+    if (typeof pe === 'string' || items.has(serializePathElement(pe))) {
+      if (!keepStray) return;
+      pe = { kind: 'index', index };
+    }
+    items.set(serializePathElement(pe), item);
     order.push(pe);
-  }
+  });
   return { order, items };
 }
 
@@ -208,19 +217,37 @@ export function compare(lhs: unknown, rhs: unknown, schema: MergeSchema): Compar
 /** The apply merge (TypedValue.Merge): the right-hand side wins at leaves; maps and lists merge. */
 export function mergeValues(l: unknown, r: unknown, schema: MergeSchema): unknown {
   if (r === undefined) return deepClone(l);
-  if (l === undefined) return deepClone(r);
+  if (l === undefined) return withoutNulls(r);
   const shape = pairShape(schema, l, r);
-  if (shape === 'leaf') return deepClone(r);
+  if (shape === 'leaf') return withoutNulls(r);
   if (shape === 'map') {
     const lm = (isObject(l) ? l : {}) as JsonObject;
     const rm = (isObject(r) ? r : {}) as JsonObject;
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(lm))
-      out[k] = mergeValues(v, rm[k], mapChild(schema, k) ?? DEDUCED);
-    for (const [k, v] of Object.entries(rm)) if (!Object.hasOwn(lm, k)) out[k] = deepClone(v);
+    for (const [k, v] of Object.entries(lm)) {
+      const merged = mergeValues(v, rm[k], mapChild(schema, k) ?? DEDUCED);
+      if (merged !== undefined) out[k] = merged;
+    }
+    for (const [k, v] of Object.entries(rm)) {
+      if (!Object.hasOwn(lm, k) && v !== null) out[k] = withoutNulls(v);
+    }
     return out;
   }
   return mergeLists(Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], schema);
+}
+
+/**
+ * A copy of applied content without `null` map entries, which clear a field. (kube keeps them in
+ * the merged value; decoding into the built-in types and CR pruning of non-nullable nulls then
+ * drop them, so the stored object never has them.) A null leaf becomes undefined: removed.
+ */
+function withoutNulls(v: unknown): unknown {
+  if (v === null) return undefined;
+  if (Array.isArray(v)) return v.map((x) => (x === null ? null : withoutNulls(x)));
+  if (!isObject(v)) return v;
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+  return out;
 }
 
 /**
@@ -229,7 +256,7 @@ export function mergeValues(l: unknown, r: unknown, schema: MergeSchema): unknow
  * place, right-only items are inserted where the right-hand side has them.
  */
 function mergeLists(lhs: unknown[], rhs: unknown[], schema: MergeSchema): unknown[] {
-  const li = indexList(schema, lhs);
+  const li = indexList(schema, lhs, true);
   const ri = indexList(schema, rhs);
   const keyOf = serializePathElement;
   const shared = ri.order.map(keyOf).filter((k) => li.items.has(k));
@@ -237,7 +264,8 @@ function mergeLists(lhs: unknown[], rhs: unknown[], schema: MergeSchema): unknow
   const nextShared = (): string | undefined => shared[sharedPos];
   const out: unknown[] = [];
   const emit = (key: string): void => {
-    out.push(mergeValues(li.items.get(key), ri.items.get(key), schema.items()));
+    const merged = mergeValues(li.items.get(key), ri.items.get(key), schema.items());
+    if (merged !== undefined) out.push(merged);
   };
   let l = 0;
   let r = 0;

@@ -66,10 +66,16 @@ export function updateManagedFields(
   const liveObj = old === undefined ? zeroObject(opts.schema) : withoutManagedFields(old);
   const newObj = withoutManagedFields(next);
   const self = '\u0000current-operation';
-  const c = transferOwnership(liveObj, newObj, opts.schema, managers, self, true);
-
-  let gained = c.modified.union(c.added).difference(STRIPPED_FIELDS);
-  if (opts.ignoredFields !== undefined) gained = gained.recursiveDifference(opts.ignoredFields);
+  const c = transferOwnership(
+    liveObj,
+    newObj,
+    opts.schema,
+    managers,
+    self,
+    true,
+    opts.ignoredFields,
+  );
+  const gained = c.modified.union(c.added).difference(STRIPPED_FIELDS);
   if (!gained.isEmpty()) {
     const record = {
       manager: opts.manager,
