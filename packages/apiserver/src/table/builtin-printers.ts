@@ -265,7 +265,7 @@ function printPersistentVolumeClaim(pvc: PersistentVolumeClaim, now: Date): Prin
   let accessModes = '';
   if (volumeName !== '') {
     accessModes = accessModesText(pvc.status?.accessModes ?? []);
-    // Quantity.String(): stored quantities are already canonical in kube (see README gaps).
+    // Quantity.String(): printed as stored (kube canonicalises on write; see README.md).
     capacity = String(pvc.status?.capacity?.['storage'] ?? '0');
   }
   const beta = pvc.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'];

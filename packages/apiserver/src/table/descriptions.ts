@@ -1,7 +1,7 @@
 // Column descriptions kube-apiserver's printers take from the API types' swagger docs
 // (`metav1.ObjectMeta{}.SwaggerDoc()["name"]` and friends). Text copied from the OpenAPI
 // descriptions in @agent-sandbox/kube-types/openapi/k8s-openapi.json (captured from
-// k8s.io/kubernetes v1.36.3); 1.32 wording may differ in a few fields (see table/README.md).
+// k8s.io/kubernetes v1.36.3); 1.32 wording may differ in a few fields (see README.md here).
 
 export const DESCRIPTIONS = {
   'ObjectMeta.name':
