@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import protobuf from 'protobufjs';
 
 export const VERSION = 'v0.36.3';
@@ -251,4 +251,4 @@ function main(): void {
   console.log(`wrote ${keep.size} messages; wrapped slices: ${JSON.stringify(slices)}`);
 }
 
-main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

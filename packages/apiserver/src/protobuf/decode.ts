@@ -26,13 +26,35 @@ function toNumber(v: unknown): number {
 
 function present(field: protobuf.Field, msg: Msg): boolean {
   const v = msg[field.name];
-  if (field.map) return typeof v === 'object' && v !== null && Object.keys(v).length > 0;
   if (field.repeated) return Array.isArray(v) && v.length > 0;
   return has(msg, field.name);
 }
 
 function messageType(field: protobuf.Field): protobuf.Type | undefined {
   return field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
+}
+
+/** The entry message when `field` is a map (schema.ts rewrites maps as repeated entries). */
+function mapEntry(field: protobuf.Field): protobuf.Type | undefined {
+  const type = messageType(field);
+  return type && schema().mapEntries.has(fullName(type)) ? type : undefined;
+}
+
+/** Map entries as Go decodes them: missing key or value is the zero value, later keys win. */
+function mapToJson(entry: protobuf.Type, entries: Msg[]): { [key: string]: Json } {
+  const value = entry.fields.value as protobuf.Field;
+  const out: { [key: string]: Json } = {};
+  for (const e of entries) {
+    const key = has(e, 'key') ? String(e.key) : '';
+    if (has(e, 'value')) out[key] = element(value, e.value);
+    else
+      out[key] = messageType(value)
+        ? element(value, {})
+        : value.type === 'bytes'
+          ? ''
+          : zeroScalar(value);
+  }
+  return out;
 }
 
 /** One value of `field`'s element type (a map value, a list item, or the field itself). */
@@ -57,8 +79,8 @@ function isZero(type: protobuf.Type, msg: Msg): boolean {
   return type.fieldsArray.every((f) => {
     if (!present(f, msg)) return true;
     const inner = messageType(f);
-    if (inner && !f.repeated && !f.map) return isZero(inner, msg[f.name] as Msg);
-    if (f.repeated || f.map || f.type === 'bytes') return false;
+    if (inner && !f.repeated) return isZero(inner, msg[f.name] as Msg);
+    if (f.repeated || f.type === 'bytes') return false;
     const v = f.long ? toNumber(msg[f.name]) : msg[f.name];
     return v === zeroScalar(f);
   });
@@ -124,7 +146,8 @@ export function messageToJson(type: protobuf.Type, msg: Msg): Json {
   if (kind) return special(kind, type, msg);
   if (s.slices.has(name)) {
     const items = type.fields.items as protobuf.Field;
-    return present(items, msg) ? (msg.items as unknown[]).map((v) => element(items, v)) : null;
+    // gogo decodes the wrapper into a non-nil slice: `[]` when it has no items
+    return present(items, msg) ? (msg.items as unknown[]).map((v) => element(items, v)) : [];
   }
   const out: { [key: string]: Json } = {};
   structInto(type, msg, out);
@@ -151,18 +174,15 @@ function fieldToJson(field: protobuf.Field, info: FieldInfo, msg: Msg): Json | u
   const type = messageType(field);
   if (!present(field, msg)) {
     // Go zero value: nil pointer, slice or map; zero struct; zero scalar
-    if (info.pointer || field.map || field.repeated || field.type === 'bytes') {
+    if (info.pointer || field.repeated || field.type === 'bytes') {
       return omit ? undefined : null;
     }
     if (type) return info.omitzero ? undefined : messageToJson(type, {});
     return info.omitempty ? undefined : zeroScalar(field);
   }
   const v = msg[field.name];
-  if (field.map) {
-    const out: { [key: string]: Json } = {};
-    for (const [k, item] of Object.entries(v as Msg)) out[k] = element(field, item);
-    return out;
-  }
+  const entry = mapEntry(field);
+  if (entry) return mapToJson(entry, v as Msg[]);
   if (field.repeated) return (v as unknown[]).map((item) => element(field, item));
   if (info.pointer) return element(field, v);
   if (type) return info.omitzero && isZero(type, v as Msg) ? undefined : element(field, v);

@@ -100,7 +100,8 @@ export function jsonToMessage(type: protobuf.Type, v: unknown, path: string): Ms
   if (s.slices.has(name)) {
     if (v === null || v === undefined) return {};
     if (!Array.isArray(v)) throw invalid(path, 'expected an array');
-    return { items: element(type.fields.items as protobuf.Field, v, path) };
+    const items = type.fields.items as protobuf.Field;
+    return { items: v.map((item, i) => element(items, item, `${path}[${i}]`)) };
   }
   if (v !== null && v !== undefined && !isObject(v)) throw invalid(path, 'expected an object');
   const obj: Msg = v ?? {};
@@ -114,12 +115,21 @@ export function jsonToMessage(type: protobuf.Type, v: unknown, path: string): Ms
     const key = info.json as string;
     const at = `${path}.${key}`;
     const value = obj[key];
-    if (field.map) {
+    const entry = messageType(field);
+    if (entry && s.mapEntries.has(fullName(entry))) {
       if (value === null || value === undefined) continue;
       if (!isObject(value)) throw invalid(at, 'expected an object');
-      const keys = Object.keys(value).sort();
-      if (keys.length === 0) continue;
-      out[field.name] = Object.fromEntries(keys.map((k) => [k, element(field, value[k], at)]));
+      const valueField = entry.fields.value as protobuf.Field;
+      // gogo writes map entries in bytewise key order, key and value always
+      const keys = Object.keys(value).sort((a, b) =>
+        Buffer.compare(Buffer.from(a), Buffer.from(b)),
+      );
+      if (keys.length > 0) {
+        out[field.name] = keys.map((k) => ({
+          key: k,
+          value: element(valueField, value[k], `${at}[${JSON.stringify(k)}]`),
+        }));
+      }
     } else if (field.repeated) {
       if (value === null || value === undefined) continue;
       if (!Array.isArray(value)) throw invalid(at, 'expected an array');

@@ -41,6 +41,40 @@ export interface Schema {
   special: ReadonlyMap<string, SpecialKind>;
   /** Messages that wrap a Go named slice (`type ExtraValue []string` → `{items}`). */
   slices: ReadonlySet<string>;
+  /** The synthesized `{key, value}` entry messages that stand for map fields (see below). */
+  mapEntries: ReadonlySet<string>;
+}
+
+interface DescriptorNode {
+  nested?: Record<string, DescriptorNode>;
+  fields?: Record<string, { type: string; id: number; keyType?: string; rule?: string }>;
+  edition?: string;
+}
+
+const MAP_ENTRY_SUFFIX = 'MapEntry';
+
+/**
+ * Rewrites every `map<K, V> f = n` as `repeated FMapEntry f = n` with a nested
+ * `FMapEntry {K key = 1; V value = 2}`: the same bytes on the wire, but the entries keep their
+ * order, so encoding can sort keys bytewise like Go (a JS object puts integer-like keys first).
+ */
+function mapsToEntries(node: DescriptorNode, path: string, entries: Set<string>): void {
+  for (const [name, child] of Object.entries(node.nested ?? {})) {
+    mapsToEntries(child, path ? `${path}.${name}` : name, entries);
+  }
+  for (const [name, field] of Object.entries(node.fields ?? {})) {
+    if (field.keyType === undefined) continue;
+    const entry = `${name.charAt(0).toUpperCase()}${name.slice(1)}${MAP_ENTRY_SUFFIX}`;
+    node.nested = {
+      ...node.nested,
+      [entry]: {
+        ...(node.edition ? { edition: node.edition } : {}),
+        fields: { key: { type: field.keyType, id: 1 }, value: { type: field.type, id: 2 } },
+      },
+    };
+    node.fields = { ...node.fields, [name]: { rule: 'repeated', type: entry, id: field.id } };
+    entries.add(`${path}.${entry}`);
+  }
 }
 
 let loaded: Schema | undefined;
@@ -50,8 +84,11 @@ export function schema(): Schema {
   const data = JSON.parse(
     readFileSync(new URL('./data/k8s-proto.json', import.meta.url), 'utf8'),
   ) as CapturedSchema;
+  const mapEntries = new Set<string>();
+  mapsToEntries(data.descriptor as DescriptorNode, '', mapEntries);
   loaded = {
     root: protobuf.Root.fromJSON(data.descriptor),
+    mapEntries,
     fields: new Map(Object.entries(data.fields)),
     special: new Map(Object.entries(data.special)),
     slices: new Set(Object.keys(data.slices)),
