@@ -355,4 +355,21 @@ describe('apply: edges', () => {
       ['x', 'b', 'c', 'a'],
     );
   });
+
+  it('keeps the client-side-apply annotation in sync for kubectl (lastAppliedUpdater)', () => {
+    const key = 'kubectl.kubernetes.io/last-applied-configuration';
+    const live = widget({ replicas: 1 }, { annotations: { [key]: '{"old":true}\n', a: 'b' } });
+    const body = widget({ replicas: 2, paused: true });
+    const out = apply(live, body, opts('kubectl', T1, { force: true }));
+    const annotations = (out.object.metadata as JsonObject).annotations as Record<string, string>;
+    expect(annotations.a).toBe('b');
+    expect(annotations[key]).toBe(
+      '{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},' +
+        '"spec":{"paused":true,"replicas":2}}\n',
+    );
+    const other = apply(live, body, opts('helm', T1, { force: true }));
+    expect(((other.object.metadata as JsonObject).annotations as JsonObject)[key]).toBe(
+      '{"old":true}\n',
+    );
+  });
 });

@@ -5,7 +5,7 @@
 import type { ManagedFieldsEntry } from '@agent-sandbox/kube-types';
 import { PatchError } from './errors.ts';
 import type { FieldSet } from './field-set.ts';
-import { deepEqual, isObject, type JsonObject } from './json-value.ts';
+import { deepEqual, goJson, isObject, type JsonObject } from './json-value.ts';
 import {
   BEFORE_FIRST_APPLY_MANAGER,
   STRIPPED_FIELDS,
@@ -145,5 +145,25 @@ export function apply(
       managedFields = liveEntries as ManagedFieldsEntry[];
     }
   }
+  syncLastApplied(merged, applied, opts.manager);
   return { object: withManagedFields(merged, managedFields), managedFields };
+}
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * lastAppliedUpdater: when `kubectl` applies server-side to an object that carries the
+ * client-side-apply annotation, the annotation is rewritten to the applied configuration (as
+ * UnstructuredJSONScheme encodes it: sorted keys, trailing newline), so a later client-side
+ * apply still computes the right patch. Mutates `merged`.
+ */
+function syncLastApplied(merged: JsonObject, applied: JsonObject, manager: string): void {
+  if (manager !== 'kubectl') return;
+  const meta = merged.metadata;
+  if (!isObject(meta) || !isObject(meta.annotations) || !(LAST_APPLIED in meta.annotations)) return;
+  const config = structuredClone(applied);
+  if (isObject(config.metadata) && isObject(config.metadata.annotations)) {
+    delete config.metadata.annotations[LAST_APPLIED];
+  }
+  meta.annotations = { ...meta.annotations, [LAST_APPLIED]: goJson(config) + '\n' };
 }

@@ -109,9 +109,9 @@ export interface FieldSetOptions {
 }
 
 /**
- * The set of fields a value sets (typed.ToFieldSet): leaves, atomic lists/maps, list items, map
- * entries that are not struct fields, and empty or null struct fields. With `strict`, schema
- * mismatches are collected in the returned `errors` ("<path>: <message>").
+ * The set of fields a value sets (typed.ToFieldSet): leaves, atomic lists/maps, list items and
+ * map entries that are not struct fields. With `strict`, schema mismatches are collected in the
+ * returned `errors` ("<path>: <message>").
  */
 export function toFieldSet(
   value: unknown,
@@ -123,7 +123,11 @@ export function toFieldSet(
   const walk = (v: unknown, s: MergeSchema, path: PathElement[]): void => {
     const shape = shapeOf(s, v);
     if (shape === 'leaf') {
-      if (v !== null) set.insert(path);
+      // A null granular map or list sets nothing (doMap/doList on a nil value).
+      const granular =
+        (s.kind === 'map' && s.mapType === 'granular') ||
+        (s.kind === 'list' && s.listType !== 'atomic');
+      if (v !== null || !granular) set.insert(path);
       return;
     }
     if (shape === 'map') {
@@ -137,10 +141,9 @@ export function toFieldSet(
         }
         const childPath = [...path, pe];
         walk(child, cs, childPath);
-        const declared = s.kind !== 'deduced' && s.field(k) !== undefined;
-        if (child === null || (isObject(child) && Object.keys(child).length === 0) || !declared) {
-          set.insert(childPath);
-        }
+        // Map entries that are not struct fields are members themselves; struct fields are
+        // owned only through their leaves, so `{}` in a struct field owns nothing.
+        if (s.kind === 'deduced' || s.field(k) === undefined) set.insert(childPath);
       }
       return;
     }
