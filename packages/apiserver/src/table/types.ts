@@ -1,9 +1,10 @@
 // meta.k8s.io/v1 Table wire types (k8s.io/apimachinery/pkg/apis/meta/v1 types.go), in the key
 // order Go serialises them.
 import type { ListMeta } from '@agent-sandbox/kube-types';
+import type { TableCell } from '../jsonpath/index.ts';
 
 /** A cell: string, int64/float64 number, bool, or null (kubectl prints `<none>`). */
-export type TableCell = string | number | boolean | null;
+export type { TableCell };
 
 /** Every key is always present on the wire (empty string / 0 allowed). */
 export interface TableColumnDefinition {
