@@ -25,21 +25,25 @@ export function supportsProtobuf(apiVersion: string, kind: string): boolean {
 function messageOf(apiVersion: string, kind: string): protobuf.Type {
   const name = messageFor(apiVersion, kind);
   if (name === undefined) {
-    const version = apiVersion.includes('/')
-      ? apiVersion.slice(apiVersion.indexOf('/') + 1)
-      : apiVersion;
     throw new ProtobufError(
       'UnknownKind',
-      `no kind "${kind}" is registered for version "${apiVersion || version}" in scheme "protobuf"`,
+      `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
     );
   }
   return lookupType(name);
 }
 
+/** gogo-protobuf's wording where it has one (truncation is io.ErrUnexpectedEOF). */
 function malformed(err: unknown): ProtobufError {
   if (err instanceof ProtobufError) return err;
   const why = err instanceof Error ? err.message : String(err);
-  return new ProtobufError('Malformed', `proto: ${why}`, { cause: err });
+  const message = err instanceof RangeError ? 'unexpected EOF' : `proto: ${why}`;
+  return new ProtobufError('Malformed', message, { cause: err });
+}
+
+/** Go's %#v of runtime.TypeMeta, as in kube's missing-kind errors. */
+function goTypeMeta(apiVersion: string, kind: string): string {
+  return `runtime.TypeMeta{APIVersion:${JSON.stringify(apiVersion)}, Kind:${JSON.stringify(kind)}}`;
 }
 
 export interface DecodeDefaults {
@@ -49,19 +53,22 @@ export interface DecodeDefaults {
 }
 
 /**
- * Decodes a protobuf request body into the JSON object kube-apiserver would see, with
- * `kind` and `apiVersion` first. Throws ProtobufError ('BadMagic', 'UnknownKind', 'Malformed').
+ * Decodes a protobuf request body into the JSON object kube-apiserver would see, with `kind` and
+ * `apiVersion` first. Throws ProtobufError: 'BadMagic', 'UnknownKind', 'Malformed' (with the
+ * message of kube's protobuf serializer, which kube-apiserver wraps into a 400 BadRequest).
  */
 export function decodeProtobufObject(
   body: Uint8Array,
   defaults: DecodeDefaults = {},
 ): Record<string, unknown> {
+  if (body.length === 0) throw new ProtobufError('Malformed', 'empty data');
   if (body.length < 4 || PROTOBUF_MAGIC.some((b, i) => body[i] !== b)) {
     throw new ProtobufError(
       'BadMagic',
       `provided data does not appear to be a protobuf message, expected prefix [${PROTOBUF_MAGIC.join(' ')}]`,
     );
   }
+  if (body.length === 4) throw new ProtobufError('Malformed', 'empty body');
   let envelope: Record<string, unknown>;
   try {
     envelope = lookupType(UNKNOWN).decode(body.subarray(4)) as unknown as Record<string, unknown>;
@@ -71,8 +78,11 @@ export function decodeProtobufObject(
   const typeMeta = (envelope.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
   const apiVersion = typeMeta.apiVersion || defaults.apiVersion || '';
   const kind = typeMeta.kind || defaults.kind || '';
-  if (kind === '')
-    throw new ProtobufError('UnknownKind', "Object 'Kind' is missing in protobuf envelope");
+  const sent = goTypeMeta(typeMeta.apiVersion ?? '', typeMeta.kind ?? '');
+  if (kind === '') throw new ProtobufError('Malformed', `Object 'Kind' is missing in '${sent}'`);
+  if (apiVersion === '') {
+    throw new ProtobufError('Malformed', `Object 'apiVersion' is missing in '${sent}'`);
+  }
   const type = messageOf(apiVersion, kind);
   const raw = envelope.raw instanceof Uint8Array ? envelope.raw : new Uint8Array(0);
   let fields: Json;
