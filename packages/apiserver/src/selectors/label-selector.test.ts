@@ -51,6 +51,17 @@ describe('parseLabelSelector: grammar and canonical String()', () => {
     ['x<5', 'x<5'],
     ['example.com/app=web', 'example.com/app=web'],
     ['x in (a,a,b)', 'x in (a,b)'],
+    // cases from apimachinery's selector_test.go
+    ['\rx', 'x'],
+    ['x= ,z= ', 'x=,z='],
+    ['foo  in\t (abc)', 'foo in (abc)'],
+    ['x notin\n (abc)', 'x notin (abc)'],
+    [
+      '0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)',
+      '0.1.2.domain/99 notin (10.10.100.1,tick.tack.clock)',
+    ],
+    ['x notin (abc,def),bar,z in (),w', 'bar,w,x notin (abc,def),z in ()'],
+    ['notin=in', 'notin=in'],
     ['app.kubernetes.io/name in (sandbox, router)', 'app.kubernetes.io/name in (router,sandbox)'],
   ])('%j → %j', (input, canonical) => {
     expect(parseLabelSelector(input).toString()).toBe(canonical);
@@ -75,6 +86,11 @@ describe('parseLabelSelector: grammar and canonical String()', () => {
 describe('parseLabelSelector: errors carry kube-apiserver messages', () => {
   it.each([
     ['x=a=b', "found '=', expected: ',' or 'end of string'"],
+    [
+      'x=a||y=b',
+      `unable to parse requirement: values[0][x]: Invalid value: "a||y": ${LABEL_VALUE}`,
+    ],
+    ['x==a==b', "found '==', expected: ',' or 'end of string'"],
     ['x=a b', "found 'b', expected: ',' or 'end of string'"],
     ['!x=a', "found '=', expected: ',' or 'end of string'"],
     [',x', "found ',', expected: !, identifier, or 'end of string'"],
