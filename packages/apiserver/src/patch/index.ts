@@ -31,6 +31,9 @@ export {
 } from './merge-schema.ts';
 export {
   FieldSet,
+  fieldElement,
+  keyElement,
+  valueElement,
   pathToString,
   serializePathElement,
   parsePathElement,

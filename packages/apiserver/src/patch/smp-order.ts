@@ -87,7 +87,7 @@ export function validateSetOrder(
     o++;
   }
   if (p < items.length) {
-    return `The order in patch list:\n${goFormat(patchList)}\n doesn't match $setElementOrder list:\n${goFormat(order)}\n`;
+    return `the order in patch list:\n${goFormat(patchList)}\n doesn't match $setElementOrder list:\n${goFormat(order)}`;
   }
   return undefined;
 }

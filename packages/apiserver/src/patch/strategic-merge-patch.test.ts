@@ -304,9 +304,15 @@ describe('applyStrategicMergePatch', () => {
     {
       name: '$setElementOrder not a list',
       patch: spec({ '$setElementOrder/containers': 'x' }),
-      status: 400,
-      reason: 'BadRequest',
-      message: 'invalid patch format of setElementOrder list',
+      status: 500,
+      message: 'expected a []interface {}, but received a string',
+    },
+    {
+      name: 'patch item missing from $setElementOrder',
+      patch: spec({ '$setElementOrder/containers': [{ name: 'a' }], containers: [c('b')] }),
+      status: 500,
+      message:
+        "the order in patch list:\n[map[image:b:1 name:b]]\n doesn't match $setElementOrder list:\n[map[name:a]]",
     },
     {
       name: 'mismatched element types',

@@ -168,29 +168,42 @@ function mergeSetElementOrder(original: JsonObject, patch: JsonObject, schema: M
   for (const key of Object.keys(patch)) {
     if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
     const order = patch[key];
+    delete patch[key];
     const field = key.slice(SET_ELEMENT_ORDER.length);
-    if (!Array.isArray(order)) throw smpBadRequest('invalid patch format of setElementOrder list');
+    if (!Array.isArray(order)) throw badArgType(order);
+    const inOriginal = Object.hasOwn(original, field);
+    const inPatch = Object.hasOwn(patch, field);
     const originalV = original[field] ?? [];
     const patchV = patch[field] ?? [];
-    if (!Array.isArray(originalV)) {
-      throw smpFailure(`expected a slice, but received a ${goKind(originalV)}`);
-    }
-    if (!Array.isArray(patchV)) throw smpBadRequest('invalid patch format of setElementOrder list');
+    if (!Array.isArray(originalV)) throw badArgType(originalV);
+    if (!Array.isArray(patchV)) throw badArgType(patchV);
+    if (!inOriginal && !inPatch) continue;
     const sub = childSchema(schema, field);
     const mergeKey = sub.patchMergeKey ?? '';
     const problem = validateSetOrder(patchV, order, mergeKey);
     if (problem !== undefined) throw smpFailure(problem);
-    let merged =
-      originalV.length === 0 && patchV.length === 0
-        ? originalV
-        : mergeSliceHandler(originalV, patchV, sub, false);
+    let merged: unknown[];
+    if (!inPatch) merged = originalV;
+    else if (!inOriginal) merged = fresh(patchV, sub) as unknown[];
+    else merged = mergeSliceHandler(originalV, patchV, sub, false);
+    sliceElementKind(originalV, patchV);
     const { present, absent } = partitionByPresence(merged, order, mergeKey);
-    merged = normalizeElementOrder(present, absent, order, originalV, mergeKey);
-    if (merged.length === 0) delete original[field];
-    else original[field] = merged;
-    delete patch[key];
+    original[field] = normalizeElementOrder(present, absent, order, originalV, mergeKey);
     delete patch[field];
   }
+}
+
+/** mergepatch.ErrBadArgType: a `$setElementOrder` list, or its field, is not a list. */
+function badArgType(actual: unknown): PatchError {
+  const type =
+    actual === null || actual === undefined
+      ? '%!s(<nil>)'
+      : Array.isArray(actual)
+        ? '[]interface {}'
+        : isObject(actual)
+          ? 'map[string]interface {}'
+          : goKind(actual);
+  return smpFailure(`expected a []interface {}, but received a ${type}`);
 }
 
 function mergeSliceHandler(

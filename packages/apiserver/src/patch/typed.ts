@@ -306,41 +306,6 @@ function mergeLists(lhs: unknown[], rhs: unknown[], schema: MergeSchema): unknow
 }
 
 /**
- * Remove the paths in `toRemove` (and everything under them) from a value (remove.go). Maps and
- * lists emptied by the removal are dropped (returned as undefined) where structured-merge-diff
- * leaves a null that the built-in types' `omitempty` then drops.
- */
-export function removeFields(v: unknown, toRemove: FieldSet, schema: MergeSchema): unknown {
-  const shape = shapeOf(schema, v);
-  if (shape === 'leaf') return toRemove.isEmpty() ? v : undefined;
-  if (isEmptyContainer(v)) return v;
-  if (shape === 'map') {
-    const out: JsonObject = {};
-    for (const [k, child] of Object.entries(v as JsonObject)) {
-      const sub = toRemove.children.get(serializePathElement(fieldElement(k)))?.set;
-      if (sub === undefined) out[k] = child;
-      else if (!sub.member) {
-        const kept = removeFields(child, sub, mapChild(schema, k) ?? DEDUCED);
-        if (kept !== undefined) out[k] = kept;
-      }
-    }
-    return Object.keys(out).length > 0 ? out : undefined;
-  }
-  const out: unknown[] = [];
-  for (const item of v as unknown[]) {
-    const pe = itemElement(schema, item);
-    const sub =
-      typeof pe === 'string' ? undefined : toRemove.children.get(serializePathElement(pe))?.set;
-    if (sub === undefined) out.push(item);
-    else if (!sub.member) {
-      const kept = removeFields(item, sub, schema.items());
-      if (kept !== undefined) out.push(kept);
-    }
-  }
-  return out.length > 0 ? out : undefined;
-}
-
-/**
  * Updater.prune: drop what the applier owned last time (`last`) and nobody owns now (`owned`),
  * both with named fields as members. A removed node takes its whole subtree with it.
  */
