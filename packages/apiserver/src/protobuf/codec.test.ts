@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from './go-format.ts';
 import {
+  decodeErrorMessage,
   decodeProtobufObject,
   encodeProtobufObject,
   PROTOBUF_MAGIC,
@@ -88,6 +89,38 @@ describe('decodeProtobufObject errors (kube serializer wording)', () => {
       .finish();
     const extra = Uint8Array.from([...raw, 0xba, 0x3e, 0x02, 0x68, 0x69]); // field 999, "hi"
     expect(decodeProtobufObject(envelope('v1', 'ConfigMap', extra)).data).toEqual({ a: 'b' });
+  });
+});
+
+describe('decodeErrorMessage (kube-apiserver transformDecodeError)', () => {
+  function messageFor(body: Uint8Array): string {
+    try {
+      decodeProtobufObject(body);
+    } catch (err: unknown) {
+      if (err instanceof ProtobufError) return decodeErrorMessage(err, 'ConfigMap', body);
+    }
+    throw new Error('expected a ProtobufError');
+  }
+
+  it('summarizes the body when the envelope did not decode', () => {
+    expect(messageFor(Buffer.from('{"kind":"ConfigMap","apiVersion":"v1","data":{}}'))).toBe(
+      'the object provided is unrecognized (must be of type ConfigMap): provided data does not ' +
+        'appear to be a protobuf message, expected prefix [107 56 115 0] ({"kind":"ConfigMap","apiVersio ...)',
+    );
+    const body = encodeProtobufObject(configMap);
+    expect(messageFor(body.subarray(0, 12))).toBe(
+      `the object provided is unrecognized (must be of type ConfigMap): unexpected EOF (${Buffer.from(body.subarray(0, 12)).toString('hex')})`,
+    );
+  });
+
+  it('names the kind the envelope claimed once it decoded', () => {
+    expect(messageFor(envelope('v1', 'ConfigMap', Uint8Array.of(0x0a, 0x05, 0x0a)))).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: unexpected EOF',
+    );
+    expect(messageFor(envelope('apps/v1', 'Deployment', new Uint8Array(0)))).toBe(
+      'Deployment in version "v1" cannot be handled as a ConfigMap: no kind "Deployment" is ' +
+        'registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
   });
 });
 

@@ -4,11 +4,16 @@
 import protobuf from 'protobufjs';
 import { type Json, messageToJson } from './decode.ts';
 import { jsonToMessage } from './encode.ts';
-import { ProtobufError } from './errors.ts';
+import { type ObjectKind, ProtobufError } from './errors.ts';
 import { messageFor } from './kinds.ts';
 import { lookupType } from './schema.ts';
 
-export { ProtobufError, type ProtobufErrorCode } from './errors.ts';
+export {
+  decodeErrorMessage,
+  type ObjectKind,
+  ProtobufError,
+  type ProtobufErrorCode,
+} from './errors.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
@@ -28,17 +33,25 @@ function messageOf(apiVersion: string, kind: string): protobuf.Type {
     throw new ProtobufError(
       'UnknownKind',
       `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+      { objectKind: { apiVersion, kind } },
     );
   }
   return lookupType(name);
 }
 
 /** gogo-protobuf's wording where it has one (truncation is io.ErrUnexpectedEOF). */
-function malformed(err: unknown): ProtobufError {
-  if (err instanceof ProtobufError) return err;
+function malformed(err: unknown, objectKind?: ObjectKind): ProtobufError {
+  if (err instanceof ProtobufError) {
+    return err.objectKind || !objectKind
+      ? err
+      : new ProtobufError(err.code, err.message, { cause: err.cause, objectKind });
+  }
   const why = err instanceof Error ? err.message : String(err);
   const message = err instanceof RangeError ? 'unexpected EOF' : `proto: ${why}`;
-  return new ProtobufError('Malformed', message, { cause: err });
+  return new ProtobufError('Malformed', message, {
+    cause: err,
+    ...(objectKind ? { objectKind } : {}),
+  });
 }
 
 /** Go's %#v of runtime.TypeMeta, as in kube's missing-kind errors. */
@@ -89,7 +102,7 @@ export function decodeProtobufObject(
   try {
     fields = messageToJson(type, type.decode(raw) as unknown as Record<string, unknown>);
   } catch (err: unknown) {
-    throw malformed(err);
+    throw malformed(err, { apiVersion, kind });
   }
   return { kind, apiVersion, ...(fields as Record<string, Json>) };
 }
