@@ -1,19 +1,55 @@
 import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_RESOURCES } from '../resources/builtin.ts';
 import { ResourceRegistry } from '../resources/registry.ts';
-import { readOurCrds } from '../testing/our-crds.ts';
 import { serveOpenApi } from './index.ts';
 import { negotiate, OpenApiService } from './openapi-service.ts';
 
 const NOW = new Date('2026-11-30T08:00:00Z');
-const CRDS = readOurCrds();
+// A small registry keeps these tests fast: two built-ins and two small CRDs.
+const BUILTINS = BUILTIN_RESOURCES.filter(
+  (b) => b.group === '' && ['configmaps', 'namespaces'].includes(b.plural),
+);
+
+function widgetCrd(group: string, description: string): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}`, resourceVersion: '1' },
+    spec: {
+      group,
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      scope: 'Namespaced',
+      versions: ['v1', 'v1beta1'].map((name) => ({
+        name,
+        served: true,
+        storage: name === 'v1',
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object' as const,
+            description,
+            properties: {
+              spec: { type: 'object' as const, properties: { color: { type: 'string' as const } } },
+            },
+          },
+        },
+      })),
+    },
+  };
+}
+
+const CRDS = [
+  widgetCrd('example.com', 'a widget'),
+  widgetCrd('other.example.com', 'another widget'),
+];
 
 function setup(): {
   registry: ResourceRegistry;
   service: OpenApiService;
   crds: CustomResourceDefinition[];
 } {
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(BUILTINS);
   const crds = structuredClone(CRDS);
   for (const crd of crds) registry.setCrd(crd);
   return { registry, service: new OpenApiService(registry, { now: () => NOW }), crds };
@@ -44,19 +80,20 @@ describe('/openapi/v3', () => {
     expect(Object.keys(paths)).toEqual(
       expect.arrayContaining([
         'api/v1',
-        'apis/agents.x-k8s.io/v1beta1',
-        'apis/apiextensions.k8s.io/v1',
+        'apis/example.com/v1',
+        'apis/example.com/v1beta1',
+        'apis/other.example.com/v1',
       ]),
     );
     expect(paths['api/v1']).toMatch(/^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]{128}$/);
-    expect(paths['apis/agents.x-k8s.io/v1beta1']).toMatch(
-      /^\/openapi\/v3\/apis\/agents\.x-k8s\.io\/v1beta1\?hash=[0-9A-F]{128}$/,
+    expect(paths['apis/example.com/v1beta1']).toMatch(
+      /^\/openapi\/v3\/apis\/example\.com\/v1beta1\?hash=[0-9A-F]{128}$/,
     );
   });
 
   it('serves a document with immutable caching for the current hash and redirects a stale one', async () => {
     const { service } = setup();
-    const url = (await index(service))['apis/agents.x-k8s.io/v1beta1'] as string;
+    const url = (await index(service))['apis/example.com/v1beta1'] as string;
     const hash = url.split('hash=')[1] as string;
     const res = get(service, url, { accept: 'application/json' });
     expect(res.status).toBe(200);
@@ -67,11 +104,11 @@ describe('/openapi/v3', () => {
     const body = (await res.json()) as { openapi: string; paths: object };
     expect(body.openapi).toBe('3.0.0');
 
-    const stale = get(service, '/openapi/v3/apis/agents.x-k8s.io/v1beta1?hash=0123ABCD');
+    const stale = get(service, '/openapi/v3/apis/example.com/v1beta1?hash=0123ABCD');
     expect(stale.status).toBe(301);
     expect(stale.headers.get('location')).toBe(url);
 
-    const plain = get(service, '/openapi/v3/apis/agents.x-k8s.io/v1beta1');
+    const plain = get(service, '/openapi/v3/apis/example.com/v1beta1');
     expect(plain.status).toBe(200);
     expect(plain.headers.get('cache-control')).toBeNull();
     expect(get(service, url, { 'if-none-match': `"${hash}"` }).status).toBe(304);
@@ -97,23 +134,23 @@ describe('/openapi/v3', () => {
     const { registry, service, crds } = setup();
     const before = await index(service);
     const v1 = service.groupVersionDocument('', 'v1');
-    const sandboxes = crds.find((c) => c.spec.names.kind === 'Sandbox') as CustomResourceDefinition;
-    const changed = structuredClone(sandboxes);
+    const widgets = crds[0] as CustomResourceDefinition;
+    const changed = structuredClone(widgets);
     const schema = changed.spec.versions[0]?.schema?.openAPIV3Schema;
     if (schema) schema.description = 'changed';
     registry.setCrd(changed);
     const after = await index(service);
-    expect(after['apis/agents.x-k8s.io/v1beta1']).not.toBe(before['apis/agents.x-k8s.io/v1beta1']);
+    expect(after['apis/example.com/v1']).not.toBe(before['apis/example.com/v1']);
+    expect(after['apis/example.com/v1beta1']).toBe(before['apis/example.com/v1beta1']);
+    expect(after['apis/other.example.com/v1']).toBe(before['apis/other.example.com/v1']);
     expect(after['api/v1']).toBe(before['api/v1']);
     expect(service.groupVersionDocument('', 'v1')).toBe(v1);
     // Same content again: the rebuilt document has the original hash.
-    registry.setCrd(structuredClone(sandboxes));
-    expect((await index(service))['apis/agents.x-k8s.io/v1beta1']).toBe(
-      before['apis/agents.x-k8s.io/v1beta1'],
-    );
-    registry.removeCrd(sandboxes.metadata.name ?? '');
-    expect(Object.keys(await index(service))).not.toContain('apis/agents.x-k8s.io/v1beta1');
-    expect(get(service, '/openapi/v3/apis/agents.x-k8s.io/v1beta1').status).toBe(404);
+    registry.setCrd(structuredClone(widgets));
+    expect((await index(service))['apis/example.com/v1']).toBe(before['apis/example.com/v1']);
+    registry.removeCrd(widgets.metadata.name ?? '');
+    expect(Object.keys(await index(service))).not.toContain('apis/example.com/v1beta1');
+    expect(get(service, '/openapi/v3/apis/example.com/v1beta1').status).toBe(404);
   });
 });
 
@@ -135,7 +172,8 @@ describe('/openapi/v2', () => {
     expect(json.headers.get('etag')).toBe(pb.headers.get('etag'));
     const doc = (await json.json()) as { swagger: string; definitions: Record<string, unknown> };
     expect(doc.swagger).toBe('2.0');
-    expect(doc.definitions).toHaveProperty(['io.x-k8s.agents.v1beta1.Sandbox']);
+    expect(doc.definitions).toHaveProperty(['com.example.v1.Widget']);
+    expect(doc.definitions).toHaveProperty(['com.example.v1beta1.WidgetList']);
     expect(get(service, '/openapi/v2', { accept: 'text/html' }).status).toBe(406);
   });
 });
