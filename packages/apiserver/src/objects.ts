@@ -3,6 +3,10 @@
 import type { ObjectMeta } from '@agent-sandbox/kube-types';
 import { isDeepStrictEqual } from 'node:util';
 import type { ResourceInfo } from './resources/resource.ts';
+import {
+  prepareNamespaceCreate,
+  prepareNamespaceUpdate,
+} from './controllers/namespace-strategy.ts';
 
 export type KubeObject = Record<string, unknown> & {
   metadata: ObjectMeta;
@@ -60,6 +64,7 @@ export function prepareCreate(
   if (r.tracksGeneration) meta.generation = 1;
   // A custom resource with a status subresource cannot set status on create (§6.1).
   if (r.hasStatus && r.crd) delete obj['status'];
+  if (r.group === '' && r.plural === 'namespaces') prepareNamespaceCreate(obj);
 }
 
 /** The object without metadata (and without status when status is a subresource): what bumps generation. */
@@ -92,6 +97,7 @@ export function prepareUpdate(
     else out['status'] = next['status'];
   } else {
     out = next;
+    if (r.group === '' && r.plural === 'namespaces') prepareNamespaceUpdate(old, out);
     if (r.hasStatus) {
       if (old['status'] === undefined) delete out['status'];
       else out['status'] = structuredClone(old['status']);

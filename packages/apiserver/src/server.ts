@@ -2,6 +2,8 @@
 // `handle(Request) → Response`. node-server.ts binds it to a socket.
 import { randomUUID } from 'node:crypto';
 import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
+import { InServerControllers } from './controllers/in-server-controllers.ts';
+import { finalizeNamespace, isNamespaceFinalize } from './controllers/namespace-deletion.ts';
 import { CrdController } from './crd/crd-controller.ts';
 import { ApiError, internalError, methodNotAllowed } from './errors.ts';
 import type { Call, ServerParts } from './http/context.ts';
@@ -40,6 +42,8 @@ export interface ApiServerOptions {
   serverAddress?: string;
   /** @default real time, random UIDs */
   context?: Partial<ServerContext>;
+  /** Runs the garbage collector and the namespace controller in the server (§9). @default true */
+  controllers?: boolean;
 }
 
 /** What /version reports: a 1.32 server, so kubectl 1.32 computes no skew (§1.1). */
@@ -60,6 +64,7 @@ const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-nod
 export class ApiServer {
   readonly #parts: ServerParts;
   readonly #crdController: CrdController;
+  readonly #controllers: InServerControllers | undefined;
   readonly #options: ApiServerOptions;
 
   constructor(options: ApiServerOptions) {
@@ -77,6 +82,7 @@ export class ApiServer {
       ctx,
     };
     this.#crdController = new CrdController(options.store, registry, ctx);
+    if (options.controllers !== false) this.#controllers = new InServerControllers(this.#parts);
   }
 
   /** Creates the bootstrap namespaces and CRDs, then starts serving CRDs. */
@@ -114,9 +120,11 @@ export class ApiServer {
       if (!existing) store.create(key, JSON.stringify(obj));
     }
     this.#crdController.start();
+    this.#controllers?.start();
   }
 
   stop(): void {
+    this.#controllers?.stop();
     this.#crdController.stop();
   }
 
@@ -228,6 +236,7 @@ export class ApiServer {
       signal,
     };
     const parts = this.#parts;
+    if (isNamespaceFinalize(req, r)) return finalizeNamespace(parts, call);
     if (req.subresource !== undefined && req.subresource !== 'status')
       throw methodNotAllowed(req.verb, r);
     if (req.subresource === 'status' && !r.hasStatus) return notFoundPage();

@@ -1,6 +1,8 @@
 // Deleting one object (semantics doc §3.1, §9): preconditions, finalizers, propagation
 // policies (the garbage collector acts on the finalizers this sets), dryRun. Shared by the
 // DELETE verbs and the in-server garbage collector and namespace controller.
+import { isNamespaces } from '../controllers/stored-objects.ts';
+import { startNamespaceDeletion } from '../controllers/namespace-deletion.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import type { ServerParts } from '../http/context.ts';
 import { successStatus } from '../http/response.ts';
@@ -42,6 +44,11 @@ export function deleteOne(
   name: string,
   opts: DeleteOptions,
 ): { body: unknown; status: number } {
+  // A namespace's first DELETE only marks it Terminating; its controller does the rest (§9.2).
+  const marked = isNamespaces(r)
+    ? startNamespaceDeletion(parts, r, version, name, opts)
+    : undefined;
+  if (marked) return marked;
   const key = objectKey(r, namespace, name);
   const stored = parts.store.get(key);
   if (!stored) throw notFound(r, name);

@@ -45,6 +45,27 @@ const RESOURCES: [string, string, boolean][] = [
 ];
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
+const GROUPS: [string, [string, string, boolean][]][] = [
+  ['apiextensions.k8s.io/v1', [['customresourcedefinitions', 'CustomResourceDefinition', false]]],
+  ['coordination.k8s.io/v1', [['leases', 'Lease', true]]],
+  ['events.k8s.io/v1', [['events', 'Event', true]]],
+  ['networking.k8s.io/v1', [['networkpolicies', 'NetworkPolicy', true]]],
+];
+
+function resourceList(groupVersion: string, resources: [string, string, boolean][]): unknown {
+  return {
+    kind: 'APIResourceList',
+    groupVersion,
+    resources: resources.map(([name, kind, namespaced]) => ({
+      name,
+      singularName: kind.toLowerCase(),
+      namespaced,
+      kind,
+      verbs: VERBS,
+    })),
+  };
+}
+
 function discovery(path: string): unknown {
   if (path === '/api') {
     return {
@@ -53,21 +74,20 @@ function discovery(path: string): unknown {
       serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }],
     };
   }
-  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: [] };
-  if (path === '/api/v1') {
+  if (path === '/apis') {
     return {
-      kind: 'APIResourceList',
-      groupVersion: 'v1',
-      resources: RESOURCES.map(([name, kind, namespaced]) => ({
-        name,
-        singularName: kind.toLowerCase(),
-        namespaced,
-        kind,
-        verbs: VERBS,
-      })),
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: GROUPS.map(([gv]) => {
+        const [name, version] = gv.split('/') as [string, string];
+        const v = { groupVersion: gv, version };
+        return { name, versions: [v], preferredVersion: v };
+      }),
     };
   }
-  return undefined;
+  if (path === '/api/v1') return resourceList('v1', RESOURCES);
+  const group = GROUPS.find(([gv]) => path === `/apis/${gv}`);
+  return group ? resourceList(group[0], group[1]) : undefined;
 }
 
 /** The created object as a server would return it: decoded body plus a few server fields. */

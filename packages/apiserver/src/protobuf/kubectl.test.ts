@@ -162,6 +162,27 @@ describe.skipIf(!existsSync(KUBECTL))('bodies sent by the real kubectl', () => {
     await expectProtobuf(nodePort, '/api/v1/namespaces/default/services', expectedNodePort);
   });
 
+  it('create secret docker-registry', async () => {
+    const args = [
+      ...['create', 'secret', 'docker-registry', 'reg', '--docker-server=r.example.com'],
+      ...['--docker-username=u', '--docker-password=p'],
+    ];
+    const expected = await kubectlJson(args);
+    expect(expected.type).toBe('kubernetes.io/dockerconfigjson');
+    await expectProtobuf(args, '/api/v1/namespaces/default/secrets', expected);
+  });
+
+  it('create service externalname and loadbalancer', async () => {
+    const external = ['create', 'service', 'externalname', 'ext', '--external-name=example.com'];
+    await expectProtobuf(
+      external,
+      '/api/v1/namespaces/default/services',
+      await kubectlJson(external),
+    );
+    const lb = ['create', 'service', 'loadbalancer', 'lb', '--tcp=443:8443'];
+    await expectProtobuf(lb, '/api/v1/namespaces/default/services', await kubectlJson(lb));
+  });
+
   it('create token (TokenRequest on the serviceaccounts/token subresource)', async () => {
     const req = await send(['create', 'token', 'sa1', '--duration=1h', '--audience=api']);
     expect(req.path).toBe('/api/v1/namespaces/default/serviceaccounts/sa1/token');
@@ -189,6 +210,48 @@ describe.skipIf(!existsSync(KUBECTL))('bodies sent by the real kubectl', () => {
       status: { userInfo: {} },
     });
     expect(encodeProtobufObject(decoded)).toStrictEqual(req.body);
+  });
+
+  it('create -f sends JSON, not protobuf, even for built-in kinds (unstructured client)', async () => {
+    const manifest = (doc: object): string => {
+      const file = join(dir, 'manifest.json');
+      writeFileSync(file, JSON.stringify(doc));
+      return file;
+    };
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'things.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object' } },
+          },
+        ],
+      },
+    };
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' } };
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f' }, data: { a: 'b' } };
+    const inDefault = (doc: { metadata: object }) => ({
+      ...doc,
+      metadata: { ...doc.metadata, namespace: 'default' },
+    });
+    for (const [doc, path, sent] of [
+      [crd, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd],
+      [lease, '/apis/coordination.k8s.io/v1/namespaces/default/leases', inDefault(lease)],
+      [cm, '/api/v1/namespaces/default/configmaps', inDefault(cm)],
+    ] as const) {
+      const req = await send(['create', '--validate=false', '-f', manifest(doc)]);
+      expect(req.path).toBe(path);
+      expect(req.contentType).toBe('application/json');
+      expect(JSON.parse(Buffer.from(req.body).toString('utf8'))).toStrictEqual(sent);
+    }
   });
 
   it('run and delete send JSON, not protobuf (dynamic clients)', async () => {

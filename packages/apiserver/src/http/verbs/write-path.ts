@@ -1,6 +1,7 @@
 // The shared tail of update and patch: admit the new object against the stored one, then write
 // it with optimistic concurrency, deleting it instead when an update removes the last finalizer
 // of an object whose deletion has started (semantics doc §2).
+import { shouldDeleteDuringUpdate } from '../../controllers/stored-objects.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { prepareUpdate, type KubeObject, type UpdateTarget } from '../../objects.ts';
 import { encode, objectKey } from '../../resource-store.ts';
@@ -60,9 +61,7 @@ export function writeUpdate(
     }
   }
   const key = objectKey(r, call.req.namespace, name);
-  const finished =
-    admitted.metadata.deletionTimestamp !== undefined &&
-    (admitted.metadata.finalizers ?? []).length === 0;
+  const finished = shouldDeleteDuringUpdate(r, admitted);
   if (opts.dryRun) return { body: admitted, status: 200 };
   const expected = expectedRevision ?? current.stored.revision;
   try {
