@@ -23,9 +23,9 @@ import {
   groupVersionRoot,
   groupVersionTag,
   JSON_YAML,
+  response,
   UNAUTHORIZED,
   type Route,
-  type RouteResponse,
 } from './route.ts';
 
 /** The definition names of a resource's kind and list kind in a version. */
@@ -82,21 +82,9 @@ export function resourceRoutes(r: ResourceInfo, version: string): Route[] {
   const bodyTypes = builtin ? ['*/*'] : JSON_YAML;
   const listProduces = builtin ? BUILTIN_LIST_PRODUCES : JSON_YAML;
   const base = { tag: groupVersionTag(r.group, version), gvk };
-  const ok = (schema?: string): RouteResponse => ({
-    code: '200',
-    description: 'OK',
-    ...(schema ? { schema } : {}),
-  });
-  const created = (schema?: string): RouteResponse => ({
-    code: '201',
-    description: 'Created',
-    ...(schema ? { schema } : {}),
-  });
-  const accepted = (schema?: string): RouteResponse => ({
-    code: '202',
-    description: 'Accepted',
-    ...(schema ? { schema } : {}),
-  });
+  const ok = (schema?: string) => response('200', schema);
+  const created = (schema?: string) => response('201', schema);
+  const accepted = (schema?: string) => response('202', schema);
   const body = (schema: string | undefined, required: boolean) =>
     schema ? { body: { schema, required } } : {};
   const routes: Route[] = [];

@@ -54,6 +54,13 @@ export const CRD_PATCH_TYPES = [
 export const BUILTIN_PATCH_TYPES = [...CRD_PATCH_TYPES, 'application/strategic-merge-patch+json'];
 export const UNAUTHORIZED: RouteResponse = { code: '401', description: 'Unauthorized' };
 
+const RESPONSE_DESCRIPTIONS = { '200': 'OK', '201': 'Created', '202': 'Accepted' } as const;
+
+/** A success response with the body's definition, when known. */
+export function response(code: keyof typeof RESPONSE_DESCRIPTIONS, schema?: string): RouteResponse {
+  return { code, description: RESPONSE_DESCRIPTIONS[code], ...(schema ? { schema } : {}) };
+}
+
 /** `CoreV1`, `NetworkingV1`, `AgentsXK8sIoV1beta1`: the group-version part of operation ids. */
 export function groupVersionPart(group: string, version: string): string {
   const g = group === '' ? 'core' : group.replace(/\.k8s\.io$/, '');
