@@ -25,6 +25,12 @@ export {
   type FieldSelectorSpec,
 } from './field-selector.ts';
 export {
+  validateLabelSelector,
+  validateLabels,
+  validateLabelName,
+  type ValidateLabelSelectorOptions,
+} from './validate-label-selector.ts';
+export {
   FIELD_SELECTORS,
   customResourceFieldSelectors,
   type SelectableField,

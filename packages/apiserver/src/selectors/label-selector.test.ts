@@ -254,17 +254,17 @@ describe('labelSelectorFromObject (metav1.LabelSelectorAsSelector)', () => {
     [
       'In without values',
       { matchExpressions: [{ key: 'a', operator: 'In' }] },
-      "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+      "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
     ],
     [
       'NotIn with an empty list',
       { matchExpressions: [{ key: 'a', operator: 'NotIn', values: [] }] },
-      "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+      "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
     ],
     [
       'Exists with values',
       { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x', 'y'] }] },
-      'values: Invalid value: []string{"x", "y"}: values set must be empty for exists and does not exist',
+      'values: Invalid value: ["x","y"]: values set must be empty for exists and does not exist',
     ],
     [
       'bad key',

@@ -3,6 +3,7 @@
 // Error messages are kube's, byte for byte, because the API server returns them in 400 Status
 // bodies (`unable to parse requirement: ...`, `found 'x', expected: ...`).
 import { formatBadValue } from '@agent-sandbox/crd-schema';
+import { goJsonMarshal } from '../jsonpath/index.ts';
 import { SelectorError } from './errors.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-validation.ts';
 
@@ -46,10 +47,13 @@ function child(path: PathText, name: string): string {
   return path === null || path === '' ? name : `${path}.${name}`;
 }
 
-/** `%#v` of a []string, as field.Invalid shows it for a whole values list. */
+/**
+ * A whole values list as field.Error.ErrorBody shows it. The reference server (v1.36, ADR 0004)
+ * json.Marshals non-scalar bad values since kubernetes/kubernetes#132314: a nil slice is `null`,
+ * others `["x","y"]` (1.32 printed Go syntax, `[]string(nil)` / `[]string{"x", "y"}`).
+ */
 function goStringSlice(values: readonly string[] | null): string {
-  if (values === null) return '[]string(nil)';
-  return `[]string{${values.map((v) => formatBadValue(v)).join(', ')}}`;
+  return values === null ? 'null' : goJsonMarshal(values);
 }
 
 /** field.Error.Error() for an Invalid value. */
@@ -78,7 +82,7 @@ function isGoInt64(s: string): boolean {
 
 /**
  * labels.NewRequirement: validates and returns the requirement, or the aggregated error text.
- * `values` of `null` stands for a Go nil slice (only matters for the `[]string(nil)` rendering).
+ * `values` of `null` stands for a Go nil slice (rendered `null` in messages).
  */
 function newRequirement(
   key: string,
