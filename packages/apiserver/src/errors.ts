@@ -36,9 +36,9 @@ function statusOf(
     metadata: {},
     status: 'Failure',
     message,
-    reason,
     code,
   };
+  if (reason !== '') status.reason = reason;
   if (details && Object.keys(details).length > 0) status.details = details;
   return status;
 }

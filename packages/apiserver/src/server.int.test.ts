@@ -154,7 +154,7 @@ describe('embedded API server', () => {
     expect(status.reason).toBe('Invalid');
     // The schema error, plus kube's notice that the CEL rules were skipped (semantics doc §7.3).
     expect(status.message).toBe(
-      'Sandbox.agents.x-k8s.io "bad" is invalid: [spec.operatingMode: Unsupported value: "Paused": supported values: "Running", "Suspended", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+      'Sandbox.agents.x-k8s.io "bad" is invalid: [spec.operatingMode: Unsupported value: "Paused": supported values: "Running", "Suspended", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
     );
     expect(status.details.causes[0]?.field).toBe('spec.operatingMode');
   });

@@ -21,6 +21,7 @@ import { errorResponse, jsonResponse, notFoundPage } from './http/response.ts';
 import { create } from './http/verbs/create.ts';
 import { deleteCollection, deleteObject } from './http/verbs/delete.ts';
 import { patch } from './http/verbs/patch.ts';
+import { scale } from './http/verbs/scale.ts';
 import { get, list } from './http/verbs/read.ts';
 import { update } from './http/verbs/update.ts';
 import { watch } from './http/verbs/watch.ts';
@@ -237,6 +238,7 @@ export class ApiServer {
     };
     const parts = this.#parts;
     if (isNamespaceFinalize(req, r)) return finalizeNamespace(parts, call);
+    if (req.subresource === 'scale') return scale(parts, call);
     if (req.subresource !== undefined && req.subresource !== 'status')
       throw methodNotAllowed(req.verb, r);
     if (req.subresource === 'status' && !r.hasStatus) return notFoundPage();

@@ -27,13 +27,13 @@ export function admitObject(
   const { r } = call;
   const schema = r.schema(call.version);
   let admitted = obj;
-  const issues: FieldIssue[] = [];
+  const schemaIssues: FieldIssue[] = [];
   let pruned: string[] = [];
   if (schema) {
     const result = admit(schema, obj, old);
     admitted = result.object as KubeObject;
     pruned = result.pruned;
-    issues.push(...result.issues);
+    schemaIssues.push(...result.issues);
   }
   if (pruned.length > 0 && opts.fieldValidation === 'Strict') {
     const list = pruned.map((p) => `unknown field "${p}"`).join(', ');
@@ -64,12 +64,14 @@ export function admitObject(
   if (pruned.length > 0 && opts.fieldValidation === 'Warn') {
     call.warnings.push(...pruned.map((p) => `unknown field "${p}"`));
   }
-  issues.push(...validateObjectMeta(admitted.metadata));
+  // kube-apiserver's order: ObjectMeta, then the schema, then the scale subresource's check.
+  const issues: FieldIssue[] = [...validateObjectMeta(admitted.metadata)];
   const name = admitted.metadata.name;
   if (r.plural === 'namespaces' && name) {
     // Namespace names are DNS-1123 labels, stricter than the subdomain rule for other kinds (§2).
     for (const msg of isDNS1123Label(name)) issues.push(invalidField('metadata.name', name, msg));
   }
+  issues.push(...schemaIssues, ...scaleReplicasIssues(call, admitted));
   if (issues.length > 0) {
     const name = admitted.metadata.name ?? admitted.metadata.generateName ?? '';
     throw invalid(
@@ -79,4 +81,26 @@ export function admitObject(
     );
   }
   return admitted;
+}
+
+/** apiextensions checks the scale subresource's spec replicas path on every write (§6.2). */
+function scaleReplicasIssues(call: Call, obj: KubeObject): FieldIssue[] {
+  const path = call.r.scale?.specReplicasPath;
+  if (!path) return [];
+  let cur: unknown = obj;
+  for (const part of path.replace(/^\./, '').split('.')) {
+    cur =
+      cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+  }
+  if (typeof cur === 'number' && cur < 0) {
+    return [
+      {
+        type: 'FieldValueInvalid',
+        field: path,
+        badValue: cur,
+        message: `Invalid value: ${cur}: should be a non-negative integer`,
+      },
+    ];
+  }
+  return [];
 }

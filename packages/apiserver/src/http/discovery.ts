@@ -5,7 +5,7 @@ import { groupVersion, type ResourceInfo } from '../resources/resource.ts';
 
 type Json = Record<string, unknown>;
 
-function apiResource(r: ResourceInfo): Json[] {
+function apiResource(r: ResourceInfo, version: string): Json[] {
   const main: Json = {
     name: r.plural,
     singularName: r.singular,
@@ -16,7 +16,7 @@ function apiResource(r: ResourceInfo): Json[] {
   if (r.shortNames.length > 0) main['shortNames'] = [...r.shortNames];
   if (r.categories.length > 0) main['categories'] = [...r.categories];
   main['storageVersionHash'] = storageVersionHash(r.group, r.storageVersion, r.kind);
-  const subs = r.subresources.map((s) => {
+  const subs = (r.subresourcesByVersion.get(version) ?? []).map((s) => {
     const entry: Json = {
       name: `${r.plural}/${s.name}`,
       singularName: '',
@@ -72,7 +72,7 @@ export function apiResourceList(
   const doc: Json = { kind: 'APIResourceList' };
   if (group !== '') doc['apiVersion'] = 'v1';
   doc['groupVersion'] = groupVersion(group, version);
-  doc['resources'] = resources.flatMap(apiResource);
+  doc['resources'] = resources.flatMap((r) => apiResource(r, version));
   return doc;
 }
 
@@ -86,8 +86,9 @@ function aggregatedResource(r: ResourceInfo, version: string): Json {
   };
   if (r.shortNames.length > 0) entry['shortNames'] = [...r.shortNames];
   if (r.categories.length > 0) entry['categories'] = [...r.categories];
-  if (r.subresources.length > 0) {
-    entry['subresources'] = r.subresources.map((s) => ({
+  const subresources = r.subresourcesByVersion.get(version) ?? [];
+  if (subresources.length > 0) {
+    entry['subresources'] = subresources.map((s) => ({
       subresource: s.name,
       responseKind: { group: s.group ?? r.group, version: s.version ?? version, kind: s.kind },
       verbs: [...s.verbs],

@@ -38,7 +38,7 @@ export function writeOptions(
       throw invalidOptions(
         optionsKind,
         'dryRun',
-        `Unsupported value: []string{"${v}"}: supported values: "All"`,
+        `Unsupported value: ${JSON.stringify(dryRunValues)}: supported values: "All"`,
       );
     }
   }
@@ -47,7 +47,7 @@ export function writeOptions(
     throw invalidOptions(
       optionsKind,
       'fieldValidation',
-      `Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`,
+      `Unsupported value: "${fv}": supported values: "", "Ignore", "Strict", "Warn"`,
     );
   }
   const out: WriteOptions = {

@@ -16,6 +16,12 @@ export interface BuiltinResource {
   /** The OpenAPI definition in packages/kube-types/openapi/k8s-openapi.json, when we carry it. */
   openApiDefinition?: string;
   tracksGeneration?: boolean;
+  /** PUT without metadata.resourceVersion is allowed. @default true */
+  unconditionalUpdate?: boolean;
+  /** PUT of a missing object creates it (leases, endpoints, events). @default false */
+  createOnUpdate?: boolean;
+  /** DELETE answers with the object rather than a Status (pods, PVCs, service accounts). @default false */
+  deleteReturnsObject?: boolean;
 }
 
 const ALL_VERBS: Verb[] = [
@@ -56,6 +62,7 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     shortNames: ['ep'],
     verbs: ALL_VERBS,
     openApiDefinition: 'io.k8s.api.core.v1.Endpoints',
+    createOnUpdate: true,
   },
   {
     group: '',
@@ -67,6 +74,7 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     shortNames: ['ev'],
     verbs: ALL_VERBS,
     openApiDefinition: 'io.k8s.api.core.v1.Event',
+    createOnUpdate: true,
   },
   {
     group: '',
@@ -91,6 +99,7 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     verbs: ALL_VERBS,
     subresources: [status('PersistentVolumeClaim')],
     openApiDefinition: 'io.k8s.api.core.v1.PersistentVolumeClaim',
+    deleteReturnsObject: true,
   },
   {
     group: '',
@@ -111,6 +120,7 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
       status('Pod'),
     ],
     openApiDefinition: 'io.k8s.api.core.v1.Pod',
+    deleteReturnsObject: true,
   },
   {
     group: '',
@@ -141,6 +151,7 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
       },
     ],
     openApiDefinition: 'io.k8s.api.core.v1.ServiceAccount',
+    deleteReturnsObject: true,
   },
   {
     group: '',
@@ -186,6 +197,8 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     namespaced: true,
     verbs: ALL_VERBS,
     openApiDefinition: 'io.k8s.api.coordination.v1.Lease',
+    unconditionalUpdate: false,
+    createOnUpdate: true,
   },
   {
     group: 'events.k8s.io',

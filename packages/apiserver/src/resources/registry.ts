@@ -66,13 +66,15 @@ export function builtinResourceInfo(b: BuiltinResource): ResourceInfo {
     categories: b.categories ?? [],
     verbs: b.verbs,
     subresources: b.subresources ?? [],
+    subresourcesByVersion: new Map([[b.version, b.subresources ?? []]]),
     hasStatus: (b.subresources ?? []).some((s) => s.name === 'status'),
     ...(b.openApiDefinition ? { openApiDefinition: b.openApiDefinition } : {}),
     schema: () => schema(),
     printerColumns: () => undefined,
     tracksGeneration: b.tracksGeneration ?? false,
-    allowsUnconditionalUpdate: true,
-    deleteReturnsObject: true,
+    allowsUnconditionalUpdate: b.unconditionalUpdate ?? true,
+    allowsCreateOnUpdate: b.createOnUpdate ?? false,
+    deleteReturnsObject: b.deleteReturnsObject ?? false,
     deprecationWarnings: new Map(),
   };
 }
@@ -91,20 +93,27 @@ export function crdResourceInfo(crd: CustomResourceDefinition): ResourceInfo {
       ),
     ]),
   );
-  // Discovery lists the subresources of the storage version; versions rarely differ.
+  // Subresources may differ per version (v1alpha1 Sandbox has scale, v1beta1 does not);
+  // apiextensions lists status before scale.
+  const subresourcesByVersion = new Map<string, SubresourceInfo[]>(
+    spec.versions.map((v) => {
+      const list: SubresourceInfo[] = [];
+      if (v.subresources?.status) {
+        list.push({ name: 'status', kind: spec.names.kind, verbs: ['get', 'patch', 'update'] });
+      }
+      if (v.subresources?.scale) {
+        list.push({
+          name: 'scale',
+          kind: 'Scale',
+          group: 'autoscaling',
+          version: 'v1',
+          verbs: ['get', 'patch', 'update'],
+        });
+      }
+      return [v.name, list];
+    }),
+  );
   const sub = byName.get(storage)?.subresources ?? {};
-  const subresources: SubresourceInfo[] = [];
-  if (sub.scale) {
-    subresources.push({
-      name: 'scale',
-      kind: 'Scale',
-      group: 'autoscaling',
-      version: 'v1',
-      verbs: ['get', 'patch', 'update'],
-    });
-  }
-  if (sub.status)
-    subresources.push({ name: 'status', kind: spec.names.kind, verbs: ['get', 'patch', 'update'] });
   const warnings = new Map<string, string>();
   for (const v of spec.versions) {
     if (v.deprecated) {
@@ -126,7 +135,8 @@ export function crdResourceInfo(crd: CustomResourceDefinition): ResourceInfo {
     shortNames: spec.names.shortNames ?? [],
     categories: spec.names.categories ?? [],
     verbs: CRD_VERBS,
-    subresources,
+    subresources: subresourcesByVersion.get(storage) ?? [],
+    subresourcesByVersion,
     hasStatus: sub.status !== undefined,
     ...(sub.scale ? { scale: sub.scale } : {}),
     crd,
@@ -134,6 +144,7 @@ export function crdResourceInfo(crd: CustomResourceDefinition): ResourceInfo {
     printerColumns: (version) => byName.get(version)?.additionalPrinterColumns,
     tracksGeneration: true,
     allowsUnconditionalUpdate: false,
+    allowsCreateOnUpdate: false,
     deleteReturnsObject: false,
     deprecationWarnings: warnings,
   };

@@ -32,7 +32,10 @@ export interface ResourceInfo {
   shortNames: readonly string[];
   categories: readonly string[];
   verbs: readonly Verb[];
+  /** Subresources of the storage version. */
   subresources: readonly SubresourceInfo[];
+  /** Subresources of each served version, in discovery order. */
+  subresourcesByVersion: ReadonlyMap<string, readonly SubresourceInfo[]>;
   /** Present when the status subresource is served (status changes are then kept out of the main resource). */
   hasStatus: boolean;
   scale?: CustomResourceSubresourceScale;
@@ -47,7 +50,9 @@ export interface ResourceInfo {
   tracksGeneration: boolean;
   /** PUT without metadata.resourceVersion is allowed (built-ins; never custom resources). */
   allowsUnconditionalUpdate: boolean;
-  /** DELETE answers with the deleted object (built-ins) instead of a Status (custom resources). */
+  /** PUT of a missing object creates it. */
+  allowsCreateOnUpdate: boolean;
+  /** DELETE answers with the deleted object (pods, PVCs, ...) instead of a Success Status. */
   deleteReturnsObject: boolean;
   /** Deprecation warning text per deprecated version. */
   deprecationWarnings: ReadonlyMap<string, string>;

@@ -17,7 +17,20 @@ export function encodeContinue(revision: number, lastKeyAfterPrefix: string): st
   return Buffer.from(json).toString('base64url');
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]$/;
+
+/** Go's base64.RawURLEncoding.DecodeString error position, or -1 when `token` decodes. */
+function base64Error(token: string): number {
+  for (let i = 0; i < token.length; i++) if (!BASE64URL.test(token[i] as string)) return i;
+  return token.length % 4 === 1 ? token.length - 1 : -1;
+}
+
 export function decodeContinue(token: string): ContinuePosition {
+  const bad = base64Error(token);
+  if (bad >= 0)
+    throw badRequest(
+      `invalid continue token: continue key is not valid: illegal base64 data at input byte ${bad}`,
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));

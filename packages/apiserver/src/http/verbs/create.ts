@@ -41,10 +41,11 @@ export function checkNamespace(call: Call, obj: KubeObject): void {
   }
 }
 
-export async function create(parts: ServerParts, call: Call): Promise<Response> {
+/** POST, or PUT of a missing object for resources that create on update (`body` already read). */
+export async function create(parts: ServerParts, call: Call, body?: KubeObject): Promise<Response> {
   const { r } = call;
-  const opts = writeOptions(call.url, 'CreateOptions');
-  const obj = await readObject(call.http, r.kind);
+  const opts = writeOptions(call.url, body ? 'UpdateOptions' : 'CreateOptions');
+  const obj = body ?? (await readObject(call.http, r.kind));
   checkTypeMeta(call, obj);
   checkNamespace(call, obj);
   if (obj.metadata.resourceVersion)
@@ -52,10 +53,16 @@ export async function create(parts: ServerParts, call: Call): Promise<Response> 
   if (r.namespaced) requireNamespace(parts, call.req.namespace ?? '');
 
   for (let attempt = 1; ; attempt++) {
-    let candidate = structuredClone(obj);
+    const candidate = structuredClone(obj);
     prepareCreate(r, candidate, call.req.namespace, parts.ctx);
-    candidate = trackUpdate(parts, call, undefined, candidate, managerName(opts, call.http));
-    const admitted = admitObject(call, candidate, undefined, opts, 'create');
+    // managedFields are computed on the defaulted object, so defaulted fields are owned too.
+    const admitted = trackUpdate(
+      parts,
+      call,
+      undefined,
+      admitObject(call, candidate, undefined, opts, 'create'),
+      managerName(opts, call.http),
+    );
     const name = admitted.metadata.name ?? '';
     const stored = parts.codec.toVersion(r, admitted, r.storageVersion);
     if (opts.dryRun) return jsonResponse(admitted, 201, call.warnings);

@@ -102,7 +102,9 @@ export async function deleteCollection(parts: ServerParts, call: Call): Promise<
   const body = {
     kind: r.listKind,
     apiVersion: r.group ? `${r.group}/${call.version}` : call.version,
-    metadata: { resourceVersion: String(parts.store.currentRevision) },
+    metadata: r.crd
+      ? { continue: '', resourceVersion: String(parts.store.currentRevision) }
+      : { resourceVersion: String(parts.store.currentRevision) },
     items,
   };
   return jsonResponse(body, 200, call.warnings);

@@ -1,7 +1,7 @@
 // PATCH with the four patch types (semantics doc §5): JSON patch, JSON merge patch, strategic
 // merge patch (built-in kinds only) and server-side apply, which may create the object.
 import { parse } from 'yaml';
-import { ApiError, badRequest, notFound, unsupportedMediaType } from '../../errors.ts';
+import { ApiError, badRequest, notFound } from '../../errors.ts';
 import { prepareCreate, formatTime, type KubeObject } from '../../objects.ts';
 import {
   apply,
@@ -15,7 +15,7 @@ import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
 import { admitObject } from '../admission.ts';
 import type { Call, ServerParts } from '../context.ts';
-import { mergeSchemaFor, trackUpdate } from '../managed-fields.ts';
+import { mergeSchemaFor } from '../managed-fields.ts';
 import { managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { requireNamespace } from './namespaces.ts';
@@ -64,12 +64,16 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
     (call.http.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const isApply = type === APPLY_PATCH || type === APPLY_PATCH_CBOR_FREE;
   if (![JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH].includes(type) && !isApply) {
-    throw unsupportedMediaType([
-      JSON_PATCH,
-      MERGE_PATCH,
-      APPLY_PATCH,
-      ...(r.crd ? [] : [STRATEGIC_PATCH]),
-    ]);
+    // The real server answers an unknown patch type with Go's bare 415 text (§7).
+    throw new ApiError({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: '415: Unsupported Media Type',
+      reason: 'UnsupportedMediaType',
+      code: 415,
+    });
   }
   const opts = writeOptions(call.url, 'PatchOptions');
   const force = call.url.searchParams.get('force');
@@ -113,7 +117,7 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
           : type === MERGE_PATCH
             ? applyMergePatch(current.obj, body)
             : applyStrategicMergePatch(current.obj, body, schema);
-      next = trackUpdate(parts, call, current.obj, patched as KubeObject, manager);
+      next = patched as KubeObject;
     }
   } catch (err: unknown) {
     rethrowPatch(err);
@@ -122,7 +126,16 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
   next.metadata.name = name;
   const rv = next.metadata.resourceVersion;
   const expected = rv && rv !== current.obj.metadata.resourceVersion ? Number(rv) : undefined;
-  const result = writeUpdate(parts, call, current, next, opts, 'patch', expected);
+  const result = writeUpdate(
+    parts,
+    call,
+    current,
+    next,
+    opts,
+    'patch',
+    expected,
+    isApply ? undefined : manager,
+  );
   return jsonResponse(result.body, result.status, call.warnings);
 }
 

@@ -102,7 +102,10 @@ export function list(parts: ServerParts, call: Call): Response {
       break;
   }
 
-  const metadata: Record<string, unknown> = { resourceVersion: String(readRevision) };
+  // Custom resource lists are unstructured and always carry `continue` (empty on the last page).
+  const metadata: Record<string, unknown> = r.crd
+    ? { continue: '', resourceVersion: String(readRevision) }
+    : { resourceVersion: String(readRevision) };
   if (limit !== undefined && remaining > 0 && lastKey !== undefined) {
     metadata['continue'] = encodeContinue(readRevision, lastKey.slice(prefix.length));
     if (!url.searchParams.get('labelSelector') && !url.searchParams.get('fieldSelector')) {

@@ -3,10 +3,11 @@ import { ApiError, badRequest, conflict } from '../../errors.ts';
 import { qualifiedResource } from '../../resources/resource.ts';
 import { readObject } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
-import { trackUpdate } from '../managed-fields.ts';
 import { managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
-import { checkNamespace, checkTypeMeta } from './create.ts';
+import { checkNamespace, checkTypeMeta, create } from './create.ts';
+import { objectKey } from '../../resource-store.ts';
+import type { ServerParts as Parts } from '../context.ts';
 import { loadCurrent, writeUpdate } from './write-path.ts';
 
 function resourceVersionRequired(call: Call, name: string): ApiError {
@@ -49,6 +50,10 @@ export async function update(parts: ServerParts, call: Call): Promise<Response> 
   obj.metadata.name = name;
   const rv = obj.metadata.resourceVersion;
   if (!rv && !r.allowsUnconditionalUpdate) throw resourceVersionRequired(call, name);
+  if (r.allowsCreateOnUpdate && !exists(parts, call)) {
+    delete obj.metadata.resourceVersion;
+    return create(parts, call, obj);
+  }
   const current = loadCurrent(parts, call);
   if (obj.metadata.uid && obj.metadata.uid !== current.obj.metadata.uid) {
     throw conflict(
@@ -64,7 +69,19 @@ export async function update(parts: ServerParts, call: Call): Promise<Response> 
   ) {
     throw conflict(r, name);
   }
-  const tracked = trackUpdate(parts, call, current.obj, obj, managerName(opts, call.http));
-  const result = writeUpdate(parts, call, current, tracked, opts, 'update', expected);
+  const result = writeUpdate(
+    parts,
+    call,
+    current,
+    obj,
+    opts,
+    'update',
+    expected,
+    managerName(opts, call.http),
+  );
   return jsonResponse(result.body, result.status, call.warnings);
+}
+
+function exists(parts: Parts, call: Call): boolean {
+  return parts.store.get(objectKey(call.r, call.req.namespace, call.req.name ?? '')) !== undefined;
 }

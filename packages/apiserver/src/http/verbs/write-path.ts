@@ -8,6 +8,7 @@ import { encode, objectKey } from '../../resource-store.ts';
 import { StorageError } from '../../storage/errors.ts';
 import type { StoredObject } from '../../storage/store.ts';
 import { admitObject } from '../admission.ts';
+import { trackUpdate } from '../managed-fields.ts';
 import type { Call, ServerParts } from '../context.ts';
 import type { WriteOptions } from '../options.ts';
 
@@ -43,11 +44,14 @@ export function writeUpdate(
   opts: WriteOptions,
   verb: 'update' | 'patch',
   expectedRevision?: number,
+  /** The Update manager to record in managedFields; unset when the caller (apply) already did. */
+  manager?: string,
 ): { body: KubeObject; status: number } {
   const { r } = call;
   const name = call.req.name ?? '';
   const prepared = prepareUpdate(r, current.obj, next, target(call));
-  const admitted = admitObject(call, prepared, current.obj, opts, verb);
+  let admitted = admitObject(call, prepared, current.obj, opts, verb);
+  if (manager !== undefined) admitted = trackUpdate(parts, call, current.obj, admitted, manager);
   if (current.obj.metadata.deletionTimestamp) {
     const added = newFinalizers(current.obj, admitted);
     if (added.length > 0) {

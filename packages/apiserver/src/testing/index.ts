@@ -1,0 +1,8 @@
+// @agent-sandbox/apiserver/testing: our envtest, for other packages' integration tests.
+export {
+  startTestApiServer,
+  kubeconfigFor,
+  type TestApiServer,
+  type TestApiServerOptions,
+} from './test-server.ts';
+export { readOurCrds } from './our-crds.ts';

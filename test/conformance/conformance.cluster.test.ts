@@ -1,0 +1,93 @@
+// The same API-behaviour cases against our embedded API server and the real kube-apiserver of
+// the control-plane harness (issue 4): status codes, Status reasons, messages and causes,
+// returned objects (uids, timestamps and resourceVersions normalized) and watch event sequences
+// must agree, or the difference is listed in KNOWN_DIFFERENCES with its reason.
+import {
+  readOurCrds,
+  startTestApiServer,
+  type TestApiServer,
+} from '@agent-sandbox/apiserver/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCluster } from '../support/cluster.ts';
+import { runCase, type ConformanceCase } from './case.ts';
+import { DISCOVERY_CASES } from './cases/discovery.ts';
+import { PER_KIND_CASES } from './cases/per-kind.ts';
+import { VALIDATION_CASES } from './cases/validation.ts';
+import { KNOWN_DIFFERENCES } from './known-differences.ts';
+import { targetFor, type Target } from './target.ts';
+
+const CASES: ConformanceCase[] = [...DISCOVERY_CASES, ...PER_KIND_CASES, ...VALIDATION_CASES];
+
+async function installCrds(t: Target): Promise<void> {
+  for (const crd of readOurCrds()) {
+    const res = await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: crd,
+    });
+    if (res.status !== 201 && res.status !== 409)
+      throw new Error(
+        `${t.name}: install CRD ${crd.metadata.name}: ${res.status} ${JSON.stringify(res.body)}`,
+      );
+  }
+  for (const crd of readOurCrds()) {
+    for (let i = 0; i < 100; i++) {
+      const res = await t.request(
+        'GET',
+        `/apis/${crd.spec.group}/v1beta1/${crd.spec.names.plural}`,
+      );
+      if (res.status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function freshNamespace(t: Target, name: string): Promise<void> {
+  const res = await t.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
+  if (res.status !== 201)
+    throw new Error(
+      `${t.name}: create namespace ${name}: ${res.status} ${JSON.stringify(res.body)}`,
+    );
+}
+
+describe('conformance: embedded API server vs kube-apiserver', () => {
+  let embedded: TestApiServer;
+  let targets: { embedded: Target; cluster: Target };
+  const runId = Date.now().toString(36);
+  const namespaces: string[] = [];
+
+  beforeAll(async () => {
+    embedded = await startTestApiServer();
+    const cluster = await ensureCluster();
+    targets = {
+      embedded: targetFor('embedded', embedded.kubeconfigPath),
+      cluster: targetFor('cluster', cluster.kubeconfig),
+    };
+    await installCrds(targets.embedded);
+    await installCrds(targets.cluster);
+  });
+
+  afterAll(async () => {
+    for (const ns of namespaces)
+      await targets?.cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
+    await embedded?.close();
+  });
+
+  CASES.forEach((c, i) => {
+    it(c.name, async () => {
+      const ns = `conf-${runId}-${i}`;
+      namespaces.push(ns);
+      await freshNamespace(targets.embedded, ns);
+      await freshNamespace(targets.cluster, ns);
+      const real = await runCase(c, targets.cluster, ns);
+      const ours = await runCase(c, targets.embedded, ns);
+      const known = KNOWN_DIFFERENCES[c.name];
+      if (known !== undefined) {
+        console.log(`known difference in "${c.name}": ${known}`);
+        expect(ours, 'the difference is gone: remove it from KNOWN_DIFFERENCES').not.toEqual(real);
+        return;
+      }
+      expect(ours).toEqual(real);
+    });
+  });
+});

@@ -1,0 +1,168 @@
+// One API server under test, reached over raw HTTP(S) so the conformance cases see exactly what
+// a client sees: status codes, headers, bodies and watch streams.
+import { KubeConfig } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body, or the raw text when it is not JSON. */
+  body: unknown;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Set by `request` from the encoded body (a chunked DELETE body confuses Go's server). */
+  bodyLength?: number;
+  contentType?: string;
+  accept?: string;
+}
+
+export interface Target {
+  name: 'embedded' | 'cluster';
+  kubeconfigPath: string;
+  request(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
+  /** Opens a watch and collects events until `count` arrived or `timeoutMs` passed. */
+  watch(
+    path: string,
+    count: number,
+    timeoutMs: number,
+    during?: () => Promise<void>,
+  ): Promise<unknown[]>;
+}
+
+interface Connection {
+  base: URL;
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  token?: string;
+  insecure: boolean;
+}
+
+function connectionFrom(kubeconfigPath: string): Connection {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster) throw new Error(`${kubeconfigPath} has no current cluster`);
+  const read = (file?: string, data?: string): Buffer | undefined =>
+    file ? readFileSync(file) : data ? Buffer.from(data, 'base64') : undefined;
+  const conn: Connection = { base: new URL(cluster.server), insecure: cluster.skipTLSVerify };
+  const ca = read(cluster.caFile, cluster.caData);
+  const cert = read(user?.certFile, user?.certData);
+  const key = read(user?.keyFile, user?.keyData);
+  if (ca) conn.ca = ca;
+  if (cert) conn.cert = cert;
+  if (key) conn.key = key;
+  if (user?.token) conn.token = user.token;
+  return conn;
+}
+
+function open(
+  conn: Connection,
+  method: string,
+  path: string,
+  opts: RequestOptions,
+  onResponse: (res: IncomingMessage) => void,
+): (body?: string) => void {
+  const url = new URL(path, conn.base);
+  const headers: Record<string, string> = {
+    Accept: opts.accept ?? 'application/json',
+    'User-Agent': 'conformance/1.0',
+  };
+  if (opts.body !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
+  if (opts.bodyLength !== undefined) headers['Content-Length'] = String(opts.bodyLength);
+  if (conn.token) headers['Authorization'] = `Bearer ${conn.token}`;
+  const common = { method, headers };
+  const req =
+    url.protocol === 'https:'
+      ? httpsRequest(
+          url,
+          {
+            ...common,
+            ...(conn.ca ? { ca: conn.ca } : {}),
+            ...(conn.cert ? { cert: conn.cert } : {}),
+            ...(conn.key ? { key: conn.key } : {}),
+            rejectUnauthorized: !conn.insecure,
+          },
+          onResponse,
+        )
+      : httpRequest(url, common, onResponse);
+  return (body?: string) => {
+    req.on('error', () => undefined);
+    req.end(body);
+  };
+}
+
+export function targetFor(name: Target['name'], kubeconfigPath: string): Target {
+  const conn = connectionFrom(kubeconfigPath);
+  return {
+    name,
+    kubeconfigPath,
+    request(method, path, opts = {}) {
+      const encoded =
+        opts.body === undefined
+          ? undefined
+          : typeof opts.body === 'string'
+            ? opts.body
+            : JSON.stringify(opts.body);
+      const withLength =
+        encoded === undefined ? opts : { ...opts, bodyLength: Buffer.byteLength(encoded) };
+      return new Promise((resolve, reject) => {
+        const send = open(conn, method, path, withLength, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: unknown = text;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              // Not JSON (e.g. the plain-text 404 page): keep the text.
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+          });
+          res.on('error', reject);
+        });
+        send(encoded);
+      });
+    },
+    watch(path, count, timeoutMs, during) {
+      return new Promise((resolve) => {
+        const events: unknown[] = [];
+        let buffer = '';
+        let finished = false;
+        let response: IncomingMessage | undefined;
+        const finish = (): void => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(timer);
+          response?.destroy();
+          resolve(events);
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        const send = open(conn, 'GET', path, {}, (res) => {
+          response = res;
+          res.on('data', (c: Buffer) => {
+            buffer += c.toString('utf8');
+            let nl = buffer.indexOf('\n');
+            while (nl >= 0) {
+              const line = buffer.slice(0, nl);
+              buffer = buffer.slice(nl + 1);
+              if (line.trim() !== '') events.push(JSON.parse(line));
+              nl = buffer.indexOf('\n');
+            }
+            if (events.length >= count) finish();
+          });
+          res.on('end', finish);
+          res.on('error', finish);
+          if (during) void during();
+        });
+        send();
+      });
+    },
+  };
+}
