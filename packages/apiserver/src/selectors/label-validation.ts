@@ -1,5 +1,6 @@
 // Label key and value validation with the exact messages of
-// k8s.io/apimachinery/pkg/util/validation (IsQualifiedName, IsValidLabelValue, IsDNS1123Subdomain).
+// k8s.io/apimachinery/pkg/util/validation and api/validate/content (IsLabelKey, the former
+// IsQualifiedName; IsValidLabelValue; IsDNS1123Subdomain).
 // Lengths are Go `len()`, i.e. UTF-8 bytes.
 
 const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
@@ -68,8 +69,10 @@ export function qualifiedNameErrors(value: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
+    // 1.34+ (api/validate/content.IsLabelKey, which IsQualifiedName now aliases) says "a valid
+    // label key" here; 1.32 said "a qualified name". We follow the v1.36 reference (ADR 0004).
     return [
-      `a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
+      `a valid label key ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
         " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ];
   }
