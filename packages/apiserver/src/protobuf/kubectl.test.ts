@@ -20,6 +20,7 @@ function withoutNullCreationTimestamp(obj: Record<string, unknown>): Record<stri
 describe.skipIf(!existsSync(KUBECTL))('bodies sent by the real kubectl', () => {
   let server: CaptureServer;
   let dir: string;
+  let lastStdout = '';
 
   beforeAll(async () => {
     server = await startCaptureServer(KUBECTL);
@@ -34,6 +35,7 @@ describe.skipIf(!existsSync(KUBECTL))('bodies sent by the real kubectl', () => {
   async function send(args: string[]): Promise<RecordedRequest> {
     const before = server.requests.length;
     const result = await server.kubectl(args);
+    lastStdout = result.stdout;
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const sent = server.requests.slice(before).filter((r) => r.body.length > 0);
@@ -76,6 +78,8 @@ describe.skipIf(!existsSync(KUBECTL))('bodies sent by the real kubectl', () => {
     };
     expect(await kubectlJson(args)).toStrictEqual(expected);
     await expectProtobuf(args, '/api/v1/namespaces/default/configmaps', expected);
+    // kubectl takes our JSON answer to its protobuf request
+    expect(lastStdout).toBe('configmap/c1 created\n');
   });
 
   it('create configmap with binary data (bytes map → base64)', async () => {
