@@ -9,10 +9,11 @@ import { deepEqual, goJson, isObject, type JsonObject } from './json-value.ts';
 import {
   BEFORE_FIRST_APPLY_MANAGER,
   STRIPPED_FIELDS,
-  capUpdateManagers,
   decodeManagedFields,
   encodeManagedFields,
   managerIdentifier,
+  managerName,
+  type ManagerRecord,
 } from './managed-fields.ts';
 import type { MergeSchema } from './merge-schema.ts';
 import { transferOwnership, withManagedFields, withoutManagedFields } from './ownership.ts';
@@ -52,7 +53,8 @@ function describeObject(obj: JsonObject): string {
 /**
  * Apply `applied` for `opts.manager` to `live` (undefined when the apply creates the object).
  *
- * Throws PatchError: `InvalidApply` 400 when the body carries `metadata.managedFields`;
+ * Throws PatchError: `InvalidApply` 400 when the body's apiVersion is not `opts.apiVersion` or
+ * the body carries `metadata.managedFields`;
  * `InvalidApply` 500 (no reason, like the real server) when the body does not fit the schema
  * (undeclared field, list-map item without its keys, duplicate keys); ApplyConflictError (409)
  * when another manager owns a field the apply would change and `force` is false.
@@ -65,6 +67,14 @@ export function apply(
   applied: JsonObject,
   opts: ApplyOptions,
 ): ApplyResult {
+  const patchVersion = typeof applied.apiVersion === 'string' ? applied.apiVersion : '';
+  if (patchVersion !== opts.apiVersion) {
+    throw new PatchError(
+      'InvalidApply',
+      `Incorrect version specified in apply patch. Specified patch version: ${patchVersion}, expected: ${opts.apiVersion}`,
+      { statusCode: 400, reason: 'BadRequest' },
+    );
+  }
   const appliedMeta = applied.metadata;
   if (isObject(appliedMeta) && appliedMeta.managedFields != null) {
     throw new PatchError('InvalidApply', 'metadata.managedFields must be nil', {
@@ -85,7 +95,8 @@ export function apply(
 
   const liveObj = live === undefined ? {} : withoutManagedFields(live);
   const liveEntries = isObject(live?.metadata) ? live.metadata.managedFields : undefined;
-  const managers = decodeManagedFields(liveEntries);
+  // kube fails the apply when the stored managedFields do not decode; we start afresh instead.
+  const managers = decodeManagedFields(liveEntries) ?? new Map<string, ManagerRecord>();
 
   // skipNonAppliedManager: an existing object nobody manages is first owned, as an Update, by
   // `before-first-apply`, so a partial apply cannot silently delete its fields.
@@ -103,7 +114,7 @@ export function apply(
   }
 
   const applier = {
-    manager: opts.manager,
+    manager: managerName(opts.manager),
     operation: 'Apply' as const,
     apiVersion: opts.apiVersion,
     ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }),
@@ -134,7 +145,7 @@ export function apply(
     mine.set = mine.set.difference(STRIPPED_FIELDS);
     if (mine.set.isEmpty()) managers.delete(self);
   }
-  capUpdateManagers(managers);
+  // capManagersManager passes applies through: only updates collapse into ancient-changes.
   let managedFields = encodeManagedFields(managers);
 
   // IgnoreManagedFieldsTimestampsTransformer: if only timestamps moved, keep the stored entries.

@@ -61,37 +61,45 @@ export function printManager(identifier: string): string {
 }
 
 /**
- * Decode `metadata.managedFields`. Entries that cannot be decoded are skipped; entries with the
- * same identity are merged.
+ * Decode `metadata.managedFields` (DecodeManagedFields). Returns undefined when any entry is
+ * invalid — an operation other than Apply/Update, an empty apiVersion, a fieldsType other than
+ * FieldsV1, undecodable fieldsV1 — as kube then discards the whole list. A later entry with the
+ * same identity replaces an earlier one.
  */
-export function decodeManagedFields(entries: unknown): ManagerMap {
+export function decodeManagedFields(entries: unknown): ManagerMap | undefined {
   const out: ManagerMap = new Map();
-  if (!Array.isArray(entries)) return out;
+  if (entries === undefined || entries === null) return out;
+  if (!Array.isArray(entries)) return undefined;
   for (const e of entries) {
-    if (!isObject(e)) continue;
-    const operation = e.operation;
-    if (operation !== 'Apply' && operation !== 'Update') continue;
+    if (!isObject(e)) return undefined;
+    const { operation, apiVersion } = e;
+    if (operation !== 'Apply' && operation !== 'Update') return undefined;
+    if (typeof apiVersion !== 'string' || apiVersion === '') return undefined;
+    if (e.fieldsType !== 'FieldsV1') return undefined;
     let set: FieldSet;
     try {
       set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});
     } catch {
-      continue;
+      return undefined;
     }
     const record: ManagerRecord = {
       manager: typeof e.manager === 'string' ? e.manager : '',
       operation,
-      apiVersion: typeof e.apiVersion === 'string' ? e.apiVersion : '',
+      apiVersion,
       set,
     };
-    if (typeof e.subresource === 'string' && e.subresource !== '')
+    if (typeof e.subresource === 'string' && e.subresource !== '') {
       record.subresource = e.subresource;
+    }
     if (typeof e.time === 'string') record.time = e.time;
-    const id = managerIdentifier(record);
-    const previous = out.get(id);
-    if (previous !== undefined) record.set = previous.set.union(record.set);
-    out.set(id, record);
+    out.set(managerIdentifier(record), record);
   }
   return out;
+}
+
+/** buildManagerInfo: a request without a manager name is recorded as `unknown`. */
+export function managerName(name: string): string {
+  return name === '' ? 'unknown' : name;
 }
 
 function seconds(time: string | undefined): number {

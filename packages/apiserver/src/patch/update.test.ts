@@ -281,4 +281,37 @@ describe('updateManagedFields', () => {
       },
     });
   });
+
+  it('does not start tracking on an update of an unmanaged object (skipNonAppliedManager)', () => {
+    const untracked = widget({ replicas: 1 });
+    const next = { ...untracked, spec: { replicas: 2 } };
+    const out = updateManagedFields(untracked, next, w('b', T1));
+    expect(out.managedFields).toEqual([]);
+    expect((out.object.metadata as JsonObject).managedFields).toBeUndefined();
+  });
+
+  it('treats [] as a reset and falls back to the stored entries when the sent ones are invalid', () => {
+    const meta = created.object.metadata as JsonObject;
+    const reset = { ...created.object, metadata: { ...meta, managedFields: [] } };
+    expect(updateManagedFields(created.object, reset, w('a', T1)).managedFields).toEqual([]);
+    const bogus = [{ manager: 'x', operation: 'Delete', apiVersion: 'v1', fieldsType: 'FieldsV1' }];
+    const invalid = { ...created.object, metadata: { ...meta, managedFields: bogus } };
+    expect(updateManagedFields(created.object, invalid, w('a', T1)).managedFields).toEqual(
+      created.managedFields,
+    );
+  });
+
+  it('keeps the stored entries for subresource writes whatever the body says', () => {
+    const meta = created.object.metadata as JsonObject;
+    const body = {
+      ...created.object,
+      metadata: { ...meta, managedFields: [] },
+      status: { ready: 1 },
+    };
+    const out = updateManagedFields(created.object, body, w('ctrl', T1, { subresource: 'status' }));
+    expect(out.managedFields.map((e) => [e.manager, e.subresource])).toEqual([
+      ['a', undefined],
+      ['ctrl', 'status'],
+    ]);
+  });
 });

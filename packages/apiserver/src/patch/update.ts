@@ -10,6 +10,7 @@ import {
   decodeManagedFields,
   encodeManagedFields,
   managerIdentifier,
+  managerName,
   type ManagerMap,
 } from './managed-fields.ts';
 import type { MergeSchema } from './merge-schema.ts';
@@ -37,9 +38,30 @@ export interface UpdateManagedFieldsResult {
   managedFields: ManagedFieldsEntry[];
 }
 
-/** A client may reset managedFields by sending a single empty entry (`[{}]`). */
+/** isResetManagedFields: `[]` or a single empty entry clears managedFields. */
 function isResetRequest(entries: unknown): boolean {
-  return Array.isArray(entries) && entries.length === 1 && deepEqual(entries[0], {});
+  if (!Array.isArray(entries)) return false;
+  return entries.length === 0 || (entries.length === 1 && deepEqual(entries[0], {}));
+}
+
+/**
+ * decodeLiveOrNew: subresource writes always keep the stored managedFields; otherwise those sent
+ * with the object win (a client may edit or reset them) unless absent, empty or undecodable.
+ */
+function startingManagers(
+  old: JsonObject | undefined,
+  next: JsonObject,
+  subresource: string | undefined,
+): ManagerMap {
+  const stored = decodeManagedFields(
+    isObject(old?.metadata) ? old.metadata.managedFields : undefined,
+  );
+  if (subresource !== undefined) return stored ?? new Map();
+  const sent = isObject(next.metadata) ? next.metadata.managedFields : undefined;
+  if (isResetRequest(sent)) return new Map();
+  const decoded = decodeManagedFields(sent);
+  if (decoded === undefined || decoded.size === 0) return stored ?? new Map();
+  return decoded;
 }
 
 /**
@@ -48,23 +70,21 @@ function isResetRequest(entries: unknown): boolean {
  * subresource (merged with its previous entry, time set to `now`); other managers lose those
  * fields and any removed ones; empty entries are dropped; beyond ten Update managers the oldest
  * collapse into `ancient-changes`. managedFields sent in `next` (main resource only) replace the
- * stored ones, as a client may edit them. A write that changes nothing keeps every timestamp.
+ * stored ones, as a client may edit them; `[]` or `[{}]` clears them. An update of an object
+ * without managedFields stays untracked. A write that changes nothing keeps every timestamp.
  */
 export function updateManagedFields(
   old: JsonObject | undefined,
   next: JsonObject,
   opts: UpdateManagedFieldsOptions,
 ): UpdateManagedFieldsResult {
-  const sent = isObject(next.metadata) ? next.metadata.managedFields : undefined;
-  const stored = isObject(old?.metadata) ? old.metadata.managedFields : undefined;
-  let managers: ManagerMap;
-  if (isResetRequest(sent)) managers = new Map();
-  else if (Array.isArray(sent) && sent.length > 0 && opts.subresource === undefined) {
-    managers = decodeManagedFields(sent);
-  } else managers = decodeManagedFields(stored);
+  const managers = startingManagers(old, next, opts.subresource);
+  const newObj = withoutManagedFields(next);
+  // skipNonAppliedManager: an update of an object nobody manages (never tracked, or reset by the
+  // client) is not tracked either; only creates and applies start tracking.
+  if (managers.size === 0 && old !== undefined) return { object: newObj, managedFields: [] };
 
   const liveObj = old === undefined ? zeroObject(opts.schema) : withoutManagedFields(old);
-  const newObj = withoutManagedFields(next);
   const self = '\u0000current-operation';
   const c = transferOwnership(
     liveObj,
@@ -78,7 +98,7 @@ export function updateManagedFields(
   const gained = c.modified.union(c.added).difference(STRIPPED_FIELDS);
   if (!gained.isEmpty()) {
     const record = {
-      manager: opts.manager,
+      manager: managerName(opts.manager),
       operation: 'Update' as const,
       apiVersion: opts.apiVersion,
       ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }),
