@@ -44,23 +44,6 @@ export function resourceDefinitions(
   return { ...(kind ? { kind } : {}), ...(list ? { list } : {}) };
 }
 
-/** A CRD's subresources can differ per version, and its OpenAPI follows each version's own. */
-function subresourcesIn(r: ResourceInfo, version: string): readonly SubresourceInfo[] {
-  if (!r.crd) return r.subresources;
-  const sub = r.crd.spec.versions.find((v) => v.name === version)?.subresources ?? {};
-  const out: SubresourceInfo[] = [];
-  if (sub.status) out.push({ name: 'status', kind: r.kind, verbs: ['get', 'patch', 'update'] });
-  if (sub.scale)
-    out.push({
-      name: 'scale',
-      kind: 'Scale',
-      group: 'autoscaling',
-      version: 'v1',
-      verbs: ['get', 'patch', 'update'],
-    });
-  return out;
-}
-
 /** Every documented operation of a resource in one served version. */
 export function resourceRoutes(r: ResourceInfo, version: string): Route[] {
   const builtin = r.crd === undefined;
@@ -210,7 +193,8 @@ export function resourceRoutes(r: ResourceInfo, version: string): Route[] {
     });
   }
 
-  for (const s of subresourcesIn(r, version)) routes.push(...subresourceRoutes(s));
+  // Per version: a CRD's versions may differ (v1alpha1 Sandbox has scale, v1beta1 does not).
+  for (const s of r.subresourcesByVersion.get(version) ?? []) routes.push(...subresourceRoutes(s));
   return routes;
 
   function readRoute(
