@@ -1,9 +1,10 @@
-// Test support: a loopback HTTP server that answers kubectl's discovery (legacy /api/v1 only),
-// records every request body with its content type, and echoes created objects back as JSON, so
-// tests can run the machine's real kubectl and decode exactly what it sent.
+// Test support: a loopback HTTP server that records every request kubectl makes (body and content
+// type) so tests can run the machine's real kubectl and decode exactly what it sent. Alone, it
+// answers legacy discovery and echoes created objects back as JSON; with `upstream`, it is a
+// recording proxy in front of a real server (our embedded one).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,7 +115,28 @@ function send(res: ServerResponse, code: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-export async function startCaptureServer(kubectlPath: string): Promise<CaptureServer> {
+function forward(upstream: URL, req: IncomingMessage, body: Buffer, res: ServerResponse): void {
+  const out = request(
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: upstream.host },
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  out.on('error', (err) => send(res, 502, { kind: 'Status', message: String(err), code: 502 }));
+  out.end(body);
+}
+
+export async function startCaptureServer(
+  kubectlPath: string,
+  upstream?: string,
+): Promise<CaptureServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -130,6 +152,7 @@ export async function startCaptureServer(kubectlPath: string): Promise<CaptureSe
         body: new Uint8Array(Buffer.concat(chunks)),
       };
       requests.push(recorded);
+      if (upstream) return forward(new URL(upstream), req, Buffer.concat(chunks), res);
       try {
         const doc = discovery(url.pathname);
         if (doc !== undefined) return send(res, 200, doc);
