@@ -4,7 +4,8 @@ import { PatchError } from './errors.ts';
 import { FieldSet, fieldElement } from './field-set.ts';
 import type { JsonObject } from './json-value.ts';
 import { ApplyConflictError } from './ownership.ts';
-import { T0, T1, widget, widgetSchema } from './test-schemas.ts';
+import { T0, T1, T2, widget, widgetSchema } from './test-schemas.ts';
+import { updateManagedFields } from './update.ts';
 
 const opts = (manager: string, now = T0, extra: Partial<ApplyOptions> = {}): ApplyOptions => ({
   manager,
@@ -118,6 +119,52 @@ describe('apply: edges', () => {
   it('records a nameless manager as "unknown"', () => {
     expect(apply(undefined, widget({ replicas: 1 }), opts('')).managedFields[0]?.manager).toBe(
       'unknown',
+    );
+  });
+
+  it('lets kubectl take over fields its client-side last-applied-configuration still matches', () => {
+    const key = 'kubectl.kubernetes.io/last-applied-configuration';
+    const config = widget({ replicas: 1, paused: true });
+    const csa = updateManagedFields(
+      undefined,
+      widget(
+        { replicas: 1, paused: true },
+        { annotations: { [key]: JSON.stringify(config) + '\n' } },
+      ),
+      {
+        manager: 'kubectl-client-side-apply',
+        apiVersion: 'example.com/v1',
+        schema: widgetSchema,
+        now: T0,
+      },
+    );
+    const ssa = apply(csa.object, widget({ replicas: 2, paused: true }), opts('kubectl', T1));
+    expect(spec(ssa.object)).toEqual({ replicas: 2, paused: true });
+    expect(ssa.managedFields.map((e) => [e.manager, e.fieldsV1])).toEqual([
+      ['kubectl', { 'f:spec': { 'f:paused': {}, 'f:replicas': {} } }],
+      [
+        'kubectl-client-side-apply',
+        {
+          'f:metadata': { 'f:annotations': { '.': {}, [`f:${key}`]: {} } },
+          'f:spec': { '.': {}, 'f:paused': {} },
+        },
+      ],
+    ]);
+    // Another manager changed replicas since: last-applied no longer matches, the conflict stays.
+    const scaled = updateManagedFields(
+      csa.object,
+      { ...csa.object, spec: { replicas: 3, paused: true } },
+      { manager: 'kubectl-scale', apiVersion: 'example.com/v1', schema: widgetSchema, now: T1 },
+    );
+    const err = conflict(() =>
+      apply(scaled.object, widget({ replicas: 2, paused: true }), opts('kubectl', T2)),
+    );
+    expect(err.message).toBe(
+      'Apply failed with 1 conflict: conflict with "kubectl-scale" using example.com/v1: .spec.replicas',
+    );
+    // Other managers get no such leniency.
+    expect(() => apply(csa.object, widget({ replicas: 2 }), opts('helm', T1))).toThrow(
+      ApplyConflictError,
     );
   });
 });

@@ -13,10 +13,15 @@ import {
   encodeManagedFields,
   managerIdentifier,
   managerName,
-  type ManagerRecord,
+  type ManagerMap,
 } from './managed-fields.ts';
 import type { MergeSchema } from './merge-schema.ts';
-import { transferOwnership, withManagedFields, withoutManagedFields } from './ownership.ts';
+import {
+  ApplyConflictError,
+  transferOwnership,
+  withManagedFields,
+  withoutManagedFields,
+} from './ownership.ts';
 import { compare, mergeValues, pruneFields, toFieldSet, zeroObject } from './typed.ts';
 
 export interface ApplyOptions {
@@ -93,10 +98,51 @@ export function apply(
     );
   }
 
+  let result: { merged: JsonObject; managers: ManagerMap };
+  try {
+    result = mergeAndOwn(live, applied, configFields, opts, opts.force);
+  } catch (err: unknown) {
+    // lastAppliedManager: kubectl's first server-side apply over a client-side-applied object
+    // may take the fields its last-applied-configuration still describes, without --force.
+    if (!(err instanceof ApplyConflictError) || opts.manager !== 'kubectl') throw err;
+    const allowed = allowedByLastApplied(live, opts);
+    if (allowed === undefined) throw err;
+    const remaining = err.conflicts.filter((c) => !allowed.has(c.path));
+    if (remaining.length > 0) throw new ApplyConflictError(remaining);
+    result = mergeAndOwn(live, applied, configFields, opts, true);
+  }
+  const { merged, managers } = result;
+  syncLastApplied(merged, applied, opts.manager);
+  // capManagersManager passes applies through: only updates collapse into ancient-changes.
+  let managedFields = encodeManagedFields(managers);
+
+  // IgnoreManagedFieldsTimestampsTransformer: if only timestamps moved, keep the stored entries.
+  const liveEntries = isObject(live?.metadata) ? live.metadata.managedFields : undefined;
+  if (live !== undefined && Array.isArray(liveEntries)) {
+    const strip = (es: readonly unknown[]): unknown[] =>
+      es.map((e) => (isObject(e) ? { ...e, time: undefined } : e));
+    if (
+      deepEqual(withoutManagedFields(live), merged) &&
+      deepEqual(strip(managedFields), strip(liveEntries))
+    ) {
+      managedFields = liveEntries as ManagedFieldsEntry[];
+    }
+  }
+  return { object: withManagedFields(merged, managedFields), managedFields };
+}
+
+/** Updater.Apply with the field manager's wrappers around it (before-first-apply, strip meta). */
+function mergeAndOwn(
+  live: JsonObject | undefined,
+  applied: JsonObject,
+  configFields: FieldSet,
+  opts: ApplyOptions,
+  force: boolean,
+): { merged: JsonObject; managers: ManagerMap } {
   const liveObj = live === undefined ? {} : withoutManagedFields(live);
   const liveEntries = isObject(live?.metadata) ? live.metadata.managedFields : undefined;
   // kube fails the apply when the stored managedFields do not decode; we start afresh instead.
-  const managers = decodeManagedFields(liveEntries) ?? new Map<string, ManagerRecord>();
+  const managers: ManagerMap = decodeManagedFields(liveEntries) ?? new Map();
 
   // skipNonAppliedManager: an existing object nobody manages is first owned, as an Update, by
   // `before-first-apply`, so a partial apply cannot silently delete its fields.
@@ -108,6 +154,7 @@ export function apply(
         manager: BEFORE_FIRST_APPLY_MANAGER,
         operation: 'Update' as const,
         apiVersion: opts.apiVersion,
+        ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }),
       };
       managers.set(managerIdentifier(record), { ...record, time: opts.now, set: owned });
     }
@@ -138,26 +185,39 @@ export function apply(
     merged = isObject(pruned) ? pruned : {};
   }
 
-  transferOwnership(liveObj, merged, opts.schema, managers, self, opts.force, opts.ignoredFields);
+  transferOwnership(liveObj, merged, opts.schema, managers, self, force, opts.ignoredFields);
 
   const mine = managers.get(self);
   if (mine !== undefined) {
     mine.set = mine.set.difference(STRIPPED_FIELDS);
     if (mine.set.isEmpty()) managers.delete(self);
   }
-  // capManagersManager passes applies through: only updates collapse into ancient-changes.
-  let managedFields = encodeManagedFields(managers);
+  return { merged, managers };
+}
 
-  // IgnoreManagedFieldsTimestampsTransformer: if only timestamps moved, keep the stored entries.
-  if (live !== undefined && Array.isArray(liveEntries) && deepEqual(liveObj, merged)) {
-    const strip = (es: readonly unknown[]): unknown[] =>
-      es.map((e) => (isObject(e) ? { ...e, time: undefined } : e));
-    if (deepEqual(strip(managedFields), strip(liveEntries))) {
-      managedFields = liveEntries as ManagedFieldsEntry[];
-    }
+/**
+ * The fields kubectl may take over without conflict (allowedConflictsFromLastApplied): those in
+ * the live object's last-applied-configuration whose values still match the live object.
+ * Undefined when there is no usable annotation.
+ */
+function allowedByLastApplied(
+  live: JsonObject | undefined,
+  opts: ApplyOptions,
+): FieldSet | undefined {
+  const annotations = isObject(live?.metadata) ? live.metadata.annotations : undefined;
+  const text = isObject(annotations) ? annotations[LAST_APPLIED] : undefined;
+  if (live === undefined || typeof text !== 'string' || text === '') return undefined;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  syncLastApplied(merged, applied, opts.manager);
-  return { object: withManagedFields(merged, managedFields), managedFields };
+  if (!isObject(lastApplied) || lastApplied.apiVersion !== opts.apiVersion) return undefined;
+  const { set, errors } = toFieldSet(lastApplied, opts.schema, { strict: true });
+  if (errors.length > 0) return undefined;
+  const c = compare(lastApplied, live, opts.schema);
+  return set.difference(c.modified).difference(c.added).difference(c.removed);
 }
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
