@@ -26,6 +26,7 @@ import { get, list } from './http/verbs/read.ts';
 import { update } from './http/verbs/update.ts';
 import { watch } from './http/verbs/watch.ts';
 import { formatTime, type ServerContext } from './objects.ts';
+import { serveOpenApi } from './openapi/index.ts';
 import { ResourceCodec, type Converter } from './resource-store.ts';
 import { ResourceRegistry } from './resources/registry.ts';
 import type { ResourceInfo } from './resources/resource.ts';
@@ -203,6 +204,8 @@ export class ApiServer {
           });
         return jsonResponse(apiGroupList(registry));
     }
+    const openapi = serveOpenApi(registry, request, path);
+    if (openapi) return openapi;
     const parts = path.split('/').filter((p) => p !== '');
     if (parts[0] === 'api' && parts.length === 2) {
       const doc = apiResourceList(registry, '', parts[1] as string);

@@ -4,6 +4,7 @@
 import {
   admit,
   invalid as invalidField,
+  isRulesSkippedIssue,
   isDNS1123Label,
   validateObjectMeta,
   type FieldIssue,
@@ -66,6 +67,10 @@ export function admitObject(
   }
   // kube-apiserver's order: ObjectMeta, then the schema, then the scale subresource's check.
   const issues: FieldIssue[] = [...validateObjectMeta(admitted.metadata)];
+  // ObjectMeta errors also stop CEL rules, and kube says so once (semantics doc §7.3).
+  if (issues.length > 0 && schema?.hasValidationRules && !schemaIssues.some(isRulesSkippedIssue)) {
+    schemaIssues.push(rulesSkippedIssue());
+  }
   const name = admitted.metadata.name;
   if (r.plural === 'namespaces' && name) {
     // Namespace names are DNS-1123 labels, stricter than the subdomain rule for other kinds (§2).
@@ -103,4 +108,11 @@ function scaleReplicasIssues(call: Call, obj: KubeObject): FieldIssue[] {
     ];
   }
   return [];
+}
+
+/** kube's "<nil>: Invalid value: null: some validation rules were not checked ..." notice. */
+function rulesSkippedIssue(): FieldIssue {
+  const detail =
+    'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+  return invalidField('<nil>', null, detail);
 }

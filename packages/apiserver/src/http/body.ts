@@ -1,6 +1,12 @@
 // Request bodies: JSON or YAML objects (semantics doc §0), with decode errors as 400 Status.
 import { parse } from 'yaml';
 import { badRequest, unsupportedMediaType } from '../errors.ts';
+import {
+  decodeErrorMessage,
+  decodeProtobufObject,
+  PROTOBUF_MEDIA_TYPE,
+  ProtobufError,
+} from '../protobuf/index.ts';
 import type { KubeObject } from '../objects.ts';
 
 export const BODY_MEDIA_TYPES = [
@@ -19,6 +25,16 @@ function mediaType(req: Request): string {
 /** Parses a request body; `kindHint` names the kind in decode errors. */
 export async function readBody(req: Request, kindHint: string): Promise<unknown> {
   const type = mediaType(req);
+  if (type === PROTOBUF_MEDIA_TYPE) {
+    // kubectl's typed clients send built-in objects as Kubernetes protobuf (e.g. `kubectl create configmap`).
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    try {
+      return decodeProtobufObject(bytes);
+    } catch (err: unknown) {
+      if (err instanceof ProtobufError) throw badRequest(decodeErrorMessage(err, kindHint, bytes));
+      throw err;
+    }
+  }
   const text = await req.text();
   if (text.trim() === '') return undefined;
   try {

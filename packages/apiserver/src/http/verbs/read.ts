@@ -8,6 +8,7 @@ import type { Call, ServerParts } from '../context.ts';
 import { jsonResponse } from '../response.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { listFilter } from './filter.ts';
+import { requestedTable, tableResponse } from '../tables.ts';
 
 const CONTINUE_TOO_OLD =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
@@ -24,7 +25,10 @@ export function get(parts: ServerParts, call: Call): Response {
   const name = req.name ?? '';
   const stored = parts.store.get(objectKey(r, req.namespace, name));
   if (!stored) throw notFound(r, name);
-  return jsonResponse(parts.codec.decode(r, stored, call.version), 200, call.warnings);
+  const obj = parts.codec.decode(r, stored, call.version);
+  const table = requestedTable(call.http);
+  if (table) return tableResponse(parts, call, [obj], table);
+  return jsonResponse(obj, 200, call.warnings);
 }
 
 /** Objects of a list as the client sees them (CR items keep kind/apiVersion, built-in items drop them). */
@@ -72,6 +76,7 @@ export function list(parts: ServerParts, call: Call): Response {
   }
 
   const items: KubeObject[] = [];
+  const full: KubeObject[] = [];
   let readRevision: number;
   let lastKey: string | undefined;
   let remaining: number;
@@ -94,7 +99,10 @@ export function list(parts: ServerParts, call: Call): Response {
     for (const stored of page.items) {
       const obj = parts.codec.decode(r, stored, call.version);
       lastKey = stored.key;
-      if (filter(obj)) items.push(listItem(call, obj));
+      if (filter(obj)) {
+        full.push(obj);
+        items.push(listItem(call, obj));
+      }
     }
     remaining = page.remaining;
     cursor = lastKey;
@@ -112,6 +120,8 @@ export function list(parts: ServerParts, call: Call): Response {
       metadata['remainingItemCount'] = remaining;
     }
   }
+  const table = requestedTable(call.http);
+  if (table) return tableResponse(parts, call, full, table, metadata);
   const body = {
     kind: r.listKind,
     apiVersion: groupVersion(r.group, call.version),

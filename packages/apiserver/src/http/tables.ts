@@ -1,0 +1,51 @@
+// Server-side printing (semantics doc §10): `kubectl get` asks for a meta.k8s.io Table in its
+// Accept header; the table module renders rows with the CRD's printer columns or kube's printers.
+import type { ListMeta } from '@agent-sandbox/kube-types';
+import { badRequest } from '../errors.ts';
+import type { KubeObject } from '../objects.ts';
+import { buildTable, TableError } from '../table/index.ts';
+import type { Call, ServerParts } from './context.ts';
+import { jsonResponse } from './response.ts';
+
+/** The Table version the Accept header asks for, if any. */
+export function requestedTable(req: Request): 'v1' | 'v1beta1' | undefined {
+  const accept = req.headers.get('accept') ?? '';
+  for (const part of accept.split(',')) {
+    const params = new Map(
+      part
+        .split(';')
+        .slice(1)
+        .map((p) => p.trim().split('=') as [string, string]),
+    );
+    if (params.get('as') === 'Table' && params.get('g') === 'meta.k8s.io') {
+      const v = params.get('v');
+      if (v === 'v1' || v === 'v1beta1') return v;
+    }
+  }
+  return undefined;
+}
+
+export function tableResponse(
+  parts: ServerParts,
+  call: Call,
+  objects: KubeObject[],
+  version: 'v1' | 'v1beta1',
+  listMeta?: ListMeta,
+): Response {
+  const { r } = call;
+  try {
+    const table = buildTable({
+      resource: r.group === '' ? r.plural : `${r.group}/${r.plural}`,
+      ...(r.crd ? { columns: r.printerColumns(call.version) ?? [] } : {}),
+      objects,
+      includeObject: call.url.searchParams.get('includeObject') ?? undefined,
+      now: parts.ctx.now(),
+      ...(listMeta ? { listMeta } : {}),
+      tableVersion: version,
+    });
+    return jsonResponse(table, 200, call.warnings);
+  } catch (err: unknown) {
+    if (err instanceof TableError) throw badRequest(err.message);
+    throw err;
+  }
+}
