@@ -127,6 +127,7 @@ export class GarbageCollector {
       for (const key of this.#unresolved) this.#enqueue(key);
       this.#unresolved.clear();
     }
+    if (!this.#mayMatter(e)) return;
     const obj = parseObject(e.value);
     if (!obj) return;
     if (e.type === 'DELETED') {
@@ -144,6 +145,20 @@ export class GarbageCollector {
     if (isTracked(node)) this.#enqueue(e.key);
     if (previous && !sameOwners(previous.owners, node.owners))
       this.#enqueueWaitingOwners(previous.owners);
+  }
+
+  /**
+   * Most writes concern objects that neither name owners nor wait for the collector; skip
+   * parsing those (a false positive only costs the parse).
+   */
+  #mayMatter(e: WatchEvent): boolean {
+    if (e.type === 'DELETED')
+      return this.#index.hasDependents || this.#index.get(e.key) !== undefined;
+    return (
+      this.#index.get(e.key) !== undefined ||
+      e.value.includes('"ownerReferences"') ||
+      e.value.includes('"deletionTimestamp"')
+    );
   }
 
   /** Queues the owners among `owners` whose deletion waits for the collector. */

@@ -112,6 +112,11 @@ export class OwnerIndex {
     return key === undefined ? undefined : this.#byKey.get(key);
   }
 
+  /** Whether any indexed object references an owner. */
+  get hasDependents(): boolean {
+    return this.#dependents.size > 0;
+  }
+
   /** Keys of every object that references `ownerUid`. */
   dependentsOf(ownerUid: string): string[] {
     return [...(this.#dependents.get(ownerUid) ?? [])];
