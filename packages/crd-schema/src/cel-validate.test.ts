@@ -36,18 +36,18 @@ const cases: Case[] = [
     want: [],
   },
   {
-    name: 'default message is "failed rule: <rule>" and the value is the schema type',
+    name: 'default message is "failed rule: <rule>"; an object value is omitted',
     props: intProps,
     rules: [{ rule: 'self.replicas <= self.max' }],
     spec: { replicas: 3, max: 2 },
-    want: ['spec: Invalid value: "object": failed rule: self.replicas <= self.max'],
+    want: ['spec: Invalid value: failed rule: self.replicas <= self.max'],
   },
   {
     name: 'message',
     props: intProps,
     rules: [{ rule: 'self.replicas <= self.max', message: ' replicas must not exceed max ' }],
     spec: { replicas: 3, max: 2 },
-    want: ['spec: Invalid value: "object": replicas must not exceed max'],
+    want: ['spec: Invalid value: replicas must not exceed max'],
   },
   {
     name: 'messageExpression',
@@ -60,21 +60,21 @@ const cases: Case[] = [
       },
     ],
     spec: { replicas: 3, max: 2 },
-    want: ['spec: Invalid value: "object": replicas 3 > 2'],
+    want: ['spec: Invalid value: replicas 3 > 2'],
   },
   {
     name: 'messageExpression result is trimmed',
     props: intProps,
     rules: [{ rule: 'false', messageExpression: '"  padded  "' }],
     spec: {},
-    want: ['spec: Invalid value: "object": padded'],
+    want: ['spec: Invalid value: padded'],
   },
   {
     name: 'multi-line messageExpression result falls back to the default message',
     props: intProps,
     rules: [{ rule: 'false', messageExpression: '"a\\nb"' }],
     spec: {},
-    want: ['spec: Invalid value: "object": failed rule: false'],
+    want: ['spec: Invalid value: failed rule: false'],
   },
   {
     name: 'overload errors at run time (int-or-string is dynamic)',
@@ -82,7 +82,7 @@ const cases: Case[] = [
     rules: [{ rule: 'self.port > 80' }],
     spec: { port: 'http' },
     want: [
-      'spec: Invalid value: "object": \'no such overload\': call arguments did not match a supported operator, function or macro signature for rule: self.port > 80',
+      "spec: Invalid value: 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self.port > 80",
     ],
   },
   {
@@ -90,7 +90,7 @@ const cases: Case[] = [
     props: intProps,
     rules: [{ rule: 'false', message: 'static', messageExpression: '""' }],
     spec: {},
-    want: ['spec: Invalid value: "object": static'],
+    want: ['spec: Invalid value: static'],
   },
   {
     name: 'reason and fieldPath',
@@ -121,11 +121,11 @@ const cases: Case[] = [
     want: ['spec.labels[bad]: Forbidden: no'],
   },
   {
-    name: 'reason FieldValueDuplicate shows the type',
+    name: 'reason FieldValueDuplicate omits an object value (and ignores the message)',
     props: intProps,
     rules: [{ rule: 'false', reason: 'FieldValueDuplicate' }],
     spec: {},
-    want: ['spec: Duplicate value: "object"'],
+    want: ['spec: Duplicate value'],
   },
   {
     name: 'integers are CEL ints',
@@ -189,7 +189,7 @@ const cases: Case[] = [
     props: intProps,
     rules: [{ rule: 'self.name == "x"' }],
     spec: {},
-    want: ['spec: Invalid value: "object": no such key: name evaluating rule: self.name == "x"'],
+    want: ['spec: Invalid value: no such key: name evaluating rule: self.name == "x"'],
   },
   {
     name: 'transition rules are skipped on create',
@@ -204,7 +204,7 @@ const cases: Case[] = [
     rules: [{ rule: 'self.replicas >= oldSelf.replicas', message: 'no scale down' }],
     spec: { replicas: 1 },
     old: { replicas: 2 },
-    want: ['spec: Invalid value: "object": no scale down'],
+    want: ['spec: Invalid value: no scale down'],
   },
   {
     name: 'optionalOldSelf sees none on create',
@@ -231,7 +231,7 @@ const cases: Case[] = [
     ],
     spec: { replicas: 1 },
     old: { replicas: 5 },
-    want: ['spec: Invalid value: "object": first or grow'],
+    want: ['spec: Invalid value: first or grow'],
   },
 ];
 
@@ -260,8 +260,8 @@ describe('x-kubernetes-validations (schema/cel/validation.go)', () => {
       spec: { containers: [{ name: 'ok' }, { name: 'bad' }], env: { A: 'x', B: 'long' } },
     });
     expect(messages(issues)).toEqual([
-      'spec.containers[1]: Invalid value: "object": bad name',
-      'spec.env[B]: Invalid value: "string": failed rule: self.size() < 3',
+      'spec.containers[1]: Invalid value: bad name',
+      'spec.env[B]: Invalid value: "long": failed rule: self.size() < 3',
     ]);
   });
 
@@ -315,7 +315,7 @@ describe('x-kubernetes-validations (schema/cel/validation.go)', () => {
       },
     };
     expect(messages(s.validate(cur, old))).toEqual([
-      'spec.ports[1]: Invalid value: "object": port is immutable',
+      'spec.ports[1]: Invalid value: port is immutable',
     ]);
   });
 
@@ -326,8 +326,41 @@ describe('x-kubernetes-validations (schema/cel/validation.go)', () => {
     );
     expect(messages(s.validate({ spec: { name: 5 } }))).toEqual([
       'spec.name: Invalid value: "integer": spec.name in body must be of type string: "integer"',
-      '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     ]);
+  });
+
+  it('shows scalar values of failing rules and omits objects and lists (1.35+)', () => {
+    const s = compileSpec({
+      n: withRules({ type: 'integer' }, { rule: 'self < 3', message: 'too big' }),
+      f: withRules({ type: 'number' }, { rule: 'self < 1.0' }),
+      b: withRules({ type: 'boolean' }, { rule: '!self', reason: 'FieldValueDuplicate' }),
+      s: withRules({ type: 'string' }, { rule: "self != 'a<b>'", message: 'no' }),
+      l: withRules({ type: 'array', items: { type: 'string' } }, { rule: 'size(self) == 0' }),
+      m: withRules(
+        { type: 'object', additionalProperties: { type: 'string' } },
+        { rule: 'self.missing == "x"' },
+      ),
+    });
+    expect(
+      messages(s.validate({ spec: { n: 5, f: 2.5, b: true, s: 'a<b>', l: ['x'], m: { k: 'v' } } })),
+    ).toEqual([
+      'spec.n: Invalid value: 5: too big',
+      'spec.f: Invalid value: 2.5: failed rule: self < 1.0',
+      'spec.b: Duplicate value: true',
+      'spec.s: Invalid value: "a<b>": no',
+      'spec.l: Invalid value: failed rule: size(self) == 0',
+      'spec.m: Invalid value: no such key: missing evaluating rule: self.missing == "x"',
+    ]);
+    const [, , , , list] = s.validate({
+      spec: { n: 5, f: 2.5, b: true, s: 'a<b>', l: ['x'], m: { missing: 'x' } },
+    });
+    expect(list).toEqual({
+      type: 'FieldValueInvalid',
+      field: 'spec.l',
+      detail: 'failed rule: size(self) == 0',
+      message: 'Invalid value: failed rule: size(self) == 0',
+    });
   });
 
   it('still runs CEL after non-blocking errors', () => {
@@ -337,7 +370,7 @@ describe('x-kubernetes-validations (schema/cel/validation.go)', () => {
     );
     expect(messages(s.validate({ spec: { n: 1 } }))).toEqual([
       'spec.n: Invalid value: 1: spec.n in body should be greater than or equal to 5',
-      'spec: Invalid value: "object": m',
+      'spec: Invalid value: m',
     ]);
   });
 });
@@ -368,7 +401,7 @@ describe('the upstream Sandbox rule: volumeClaimTemplates is immutable', () => {
     { 'x-kubernetes-validations': [{ rule, message: 'volumeClaimTemplates is immutable' }] },
   );
   const vct = [{ metadata: { name: 'data' }, spec: { storage: 10, modes: ['RWO'] } }];
-  const immutable = ['spec: Invalid value: "object": volumeClaimTemplates is immutable'];
+  const immutable = ['spec: Invalid value: volumeClaimTemplates is immutable'];
 
   it.each([
     ['create', { volumeClaimTemplates: vct }, undefined, []],

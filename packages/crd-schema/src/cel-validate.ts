@@ -5,7 +5,14 @@
 import { Optional } from '@marcbachmann/cel-js';
 import type { CompiledRule } from './cel-rules.ts';
 import { toCelValue } from './cel-value.ts';
-import { duplicate, forbidden, invalid, required, type FieldIssue } from './field-issue.ts';
+import {
+  OMIT_VALUE,
+  duplicate,
+  forbidden,
+  invalid,
+  required,
+  type FieldIssue,
+} from './field-issue.ts';
 import { canonicalJSON, jsonEqual } from './json.ts';
 import { isObject, type SchemaNode } from './node.ts';
 import { child, index, key } from './paths.ts';
@@ -22,10 +29,29 @@ function ruleMessageOrDefault(r: CompiledRule): string {
   return message !== '' ? message : `failed rule: ${r.rule.rule.trim()}`;
 }
 
-/** fieldErrorForReason: the rule's `reason` chooses the cause type; the value is the type. */
+/**
+ * The bad value of a rule's error. Up to 1.34 kube passed the schema type (`Invalid value:
+ * "object": ...`); since kubernetes/kubernetes#132798 and #133832 (1.35, "show simple values
+ * and NO types") a string, number or bool is shown and objects and lists are left out
+ * (field.OmitValueType), which the 1.36 server we are compared with prints as
+ * `spec: Invalid value: volumeClaimTemplates is immutable`.
+ */
+function displayValue(obj: unknown): unknown {
+  switch (typeof obj) {
+    case 'string':
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return obj;
+    default:
+      return OMIT_VALUE;
+  }
+}
+
+/** fieldErrorForReason: the rule's `reason` chooses the cause type. */
 function fieldErrorForReason(
   path: string,
-  type: string,
+  value: unknown,
   detail: string,
   r: CompiledRule,
 ): FieldIssue {
@@ -35,9 +61,9 @@ function fieldErrorForReason(
     case 'FieldValueRequired':
       return required(path, detail);
     case 'FieldValueDuplicate':
-      return duplicate(path, type);
+      return duplicate(path, value);
     default:
-      return invalid(path, type, detail);
+      return invalid(path, value, detail);
   }
 }
 
@@ -89,7 +115,7 @@ function evaluateRules(
   out: FieldIssue[],
 ): void {
   const hasOld = old !== undefined && old !== null;
-  const type = s.type ?? '';
+  const shown = displayValue(obj);
   const self = toCelValue(obj, s);
   let oldSelf: unknown;
   for (const r of s.rules) {
@@ -107,12 +133,12 @@ function evaluateRules(
     try {
       result = r.program(ctx);
     } catch (err: unknown) {
-      out.push(invalid(path, type, evaluationErrorDetail(err, r)));
+      out.push(invalid(path, shown, evaluationErrorDetail(err, r)));
       continue;
     }
     if (result === true || (unchanged && !r.usesOldSelf)) continue;
     const at = r.fieldPath === '' ? path : child(path, r.fieldPath);
-    out.push(fieldErrorForReason(at, type, failureMessage(r, ctx), r));
+    out.push(fieldErrorForReason(at, shown, failureMessage(r, ctx), r));
   }
 }
 

@@ -194,7 +194,7 @@ describe('StructuralSchema.compile rejects non-structural schemas (schema/valida
       specSchema({
         o: { type: 'object', properties: { a: { type: 'string' } }, default: { a: 'x', b: 1 } },
       }),
-      'properties[spec].properties[o].default: Invalid value: map[string]interface {}{"a":"x", "b":1}: must not have unknown fields: b',
+      'properties[spec].properties[o].default: Invalid value: {"a":"x","b":1}: must not have unknown fields: b',
     ],
   ] as [string, JSONSchemaProps, string][])('rejects a default %s', (_name, schema, want) => {
     const err = compileError(schema);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  OMIT_VALUE,
   duplicate,
   formatBadValue,
   formatFieldIssue,
@@ -11,7 +12,7 @@ import {
   tooMany,
   typeInvalid,
 } from './field-issue.ts';
-import { goFloat, goQuote, goSyntax } from './go-format.ts';
+import { goFloat, goJSON, goQuote } from './go-format.ts';
 
 describe('field error rendering (field.Error.ErrorBody)', () => {
   it.each([
@@ -31,11 +32,7 @@ describe('field error rendering (field.Error.ErrorBody)', () => {
       invalid('spec.id', 'x', "spec.id in body should match '^[a-z]+$'"),
       `spec.id: Invalid value: "x": spec.id in body should match '^[a-z]+$'`,
     ],
-    [
-      'invalid null',
-      invalid('<nil>', null, 'some rule'),
-      '<nil>: Invalid value: "null": some rule',
-    ],
+    ['invalid null', invalid('<nil>', null, 'some rule'), '<nil>: Invalid value: null: some rule'],
     ['invalid bool', invalid('spec.b', true, 'd'), 'spec.b: Invalid value: true: d'],
     ['invalid float', invalid('spec.f', 1.5, 'd'), 'spec.f: Invalid value: 1.5: d'],
     [
@@ -52,8 +49,24 @@ describe('field error rendering (field.Error.ErrorBody)', () => {
     [
       'duplicate map',
       duplicate('spec.ports[1]', { port: 80, name: 'a' }),
-      'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"a", "port":80}',
+      'spec.ports[1]: Duplicate value: {"name":"a","port":80}',
     ],
+    [
+      'not supported list (dryRun)',
+      notSupported('dryRun', ['Yes'], ['All']),
+      'dryRun: Unsupported value: ["Yes"]: supported values: "All"',
+    ],
+    [
+      'invalid uint64 zero',
+      invalid('metadata.resourceVersion', 0n, 'must be specified for an update'),
+      'metadata.resourceVersion: Invalid value: 0: must be specified for an update',
+    ],
+    [
+      'invalid, value omitted',
+      invalid('spec', OMIT_VALUE, 'volumeClaimTemplates is immutable'),
+      'spec: Invalid value: volumeClaimTemplates is immutable',
+    ],
+    ['duplicate, value omitted', duplicate('spec.x', OMIT_VALUE), 'spec.x: Duplicate value'],
     ['forbidden', forbidden('spec.x', 'may not be set'), 'spec.x: Forbidden: may not be set'],
     [
       'too long',
@@ -92,6 +105,13 @@ describe('field error rendering (field.Error.ErrorBody)', () => {
       field: 'spec.a',
       message: 'Required value',
     });
+    expect(invalid('spec', OMIT_VALUE, 'd')).toEqual({
+      type: 'FieldValueInvalid',
+      field: 'spec',
+      detail: 'd',
+      message: 'Invalid value: d',
+    });
+    expect(invalid('<nil>', undefined, 'd').badValue).toBeNull();
   });
 });
 
@@ -120,22 +140,45 @@ describe('Go value printing', () => {
   });
 
   it.each([
-    [null, '"null"'],
+    [null, 'null'],
+    [undefined, 'null'],
     ['s', '"s"'],
     [80, '80'],
     [2 ** 60, '1152921504606846976'],
     [0.5, '0.5'],
+    [1e21, '1e+21'],
     [false, 'false'],
-    [['a', 1], '[]interface {}{"a", 1}'],
-    [
-      { b: null, a: { c: true } },
-      'map[string]interface {}{"a":map[string]interface {}{"c":true}, "b":interface {}(nil)}',
-    ],
+    [['a', 1], '["a",1]'],
+    [[], '[]'],
+    [{}, '{}'],
+    [{ b: null, a: { c: true } }, '{"a":{"c":true},"b":null}'],
+    [[1.5, 1e21, 1e-7, 0.000001, 2 ** 60], '[1.5,1e+21,1e-7,0.000001,1152921504606846976]'],
   ])('bad value %j prints as %s', (v, want) => {
     expect(formatBadValue(v)).toBe(want);
   });
 
-  it('goSyntax of a bare string is quoted', () => {
-    expect(goSyntax('x')).toBe('"x"');
+  it('bad values of other integer types (uint64) print as plain digits', () => {
+    expect(formatBadValue(0n)).toBe('0');
+    expect(formatBadValue(18446744073709551615n)).toBe('18446744073709551615');
+  });
+
+  it.each([
+    ['x', '"x"'],
+    ['a"b\\c', '"a\\"b\\\\c"'],
+    ['\b\f\n\r\t', '"\\b\\f\\n\\r\\t"'],
+    ['\x01\x1f\x7f', '"\\u0001\\u001f\x7f"'],
+    ['<a&b>', '"\\u003ca\\u0026b\\u003e"'],
+    ['\u2028\u2029', '"\\u2028\\u2029"'],
+    ['\ud800', '"\\ufffd"'],
+    ['ünï😀', '"ünï😀"'],
+  ])('json.Marshal of string %j is %s', (v, want) => {
+    expect(goJSON(v)).toBe(want);
+  });
+
+  it('json.Marshal sorts map keys bytewise', () => {
+    expect(goJSON({ b: 1, a: 2, B: 3, é: 4, '😀': 5, '\uffff': 6 })).toBe(
+      '{"B":3,"a":2,"b":1,"é":4,"\uffff":6,"😀":5}',
+    );
+    expect(goJSON([-0])).toBe('[0]');
   });
 });

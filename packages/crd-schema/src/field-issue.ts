@@ -1,8 +1,17 @@
 // field.Error from k8s.io/apimachinery/pkg/util/validation/field, rendered the way
 // kube-apiserver puts it into `details.causes[]` (semantics doc §7.3): `field` is the path and
-// `message` is `(*field.Error).ErrorBody()`, i.e. everything after "<field>: ".
+// `message` is `(*field.Error).ErrorBody()`, i.e. everything after "<field>: ". The rendering is
+// that of the kube-apiserver we are compared with (v1.36), whose ErrorBody was rewritten by
+// kubernetes/kubernetes#132314 (k8s.io/apimachinery/pkg/util/validation/field/errors.go), so
+// it differs from §7.3's 1.32 table in the value: JSON instead of Go syntax, nil as `null`.
 import type { CauseType } from '@agent-sandbox/kube-types';
-import { goNumber, goQuote, goSyntax } from './go-format.ts';
+import { goJSON, goNumber, goQuote } from './go-format.ts';
+
+/**
+ * field.OmitValueType{}: a bad value that ErrorBody leaves out, printing only the type text
+ * (`Invalid value: <detail>`), e.g. for CEL rule failures on objects and lists.
+ */
+export const OMIT_VALUE: unique symbol = Symbol('field.OmitValueType');
 
 /** One validation failure, shaped like a Status cause plus the raw value and detail. */
 export interface FieldIssue {
@@ -10,7 +19,10 @@ export interface FieldIssue {
   type: CauseType;
   /** Field path as kube prints it: `spec.containers[0].name`, `metadata.labels[app]`. */
   field: string;
-  /** The value kube attaches (omitted where kube omits it, e.g. Required/Forbidden/TooLong). */
+  /**
+   * The value kube attaches (absent where kube omits it: Required/Forbidden/TooLong and
+   * OMIT_VALUE).
+   */
   badValue?: unknown;
   detail?: string;
   /** The cause message after "<field>: ", e.g. `Invalid value: -1: spec.x in body should be ...`. */
@@ -36,7 +48,7 @@ const TYPE_TEXT: Record<CauseType, string> = {
   FieldValueTypeInvalid: 'Invalid value',
 };
 
-/** Types whose body never shows the value (ErrorBody's first switch arms). */
+/** Types whose body never shows the value (ErrorBody's first switch arm). */
 const VALUELESS = new Set<CauseType>([
   'FieldValueRequired',
   'FieldValueForbidden',
@@ -45,23 +57,24 @@ const VALUELESS = new Set<CauseType>([
 ]);
 
 /**
- * ErrorBody's value rendering: nil as "null" (then quoted), int64/float64/bool with %v, strings
- * with %q, anything else with %#v.
+ * ErrorBody's value rendering (1.36): int64/int32/float64/float32/bool with %v, strings with %q,
+ * everything else json.Marshal'ed — nil as bare `null`, lists and maps as compact JSON with
+ * sorted keys (`{"name":"a"}`, `["Yes"]`), other integer types such as uint64 as plain digits.
  */
 export function formatBadValue(value: unknown): string {
-  if (value === null || value === undefined) return goQuote('null');
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number') return goNumber(value);
-  if (typeof value === 'bigint' || typeof value === 'boolean') return String(value);
-  return goSyntax(value);
+  if (typeof value === 'boolean') return String(value);
+  return goJSON(value);
 }
 
 function issue(type: CauseType, field: string, value: unknown, detail: string): FieldIssue {
+  const shown = !VALUELESS.has(type) && value !== OMIT_VALUE;
   let message = TYPE_TEXT[type];
-  if (!VALUELESS.has(type)) message += `: ${formatBadValue(value)}`;
+  if (shown) message += `: ${formatBadValue(value)}`;
   if (detail !== '') message += `: ${detail}`;
   const out: FieldIssue = { type, field, message };
-  if (!VALUELESS.has(type)) out.badValue = value ?? null;
+  if (shown) out.badValue = value ?? null;
   if (detail !== '') out.detail = detail;
   return out;
 }
@@ -93,7 +106,7 @@ export function notSupported(field: string, value: unknown, validValues: string[
   return issue('FieldValueNotSupported', field, value, detail);
 }
 
-/** field.TooLong (1.32): "may not be more than N bytes", value not shown. */
+/** field.TooLong: "may not be more than N bytes" ("byte" for 1), value not shown. */
 export function tooLong(field: string, value: unknown, maxLength: number): FieldIssue {
   const unit = maxLength === 1 ? 'byte' : 'bytes';
   const detail = maxLength >= 0 ? `may not be more than ${maxLength} ${unit}` : 'value is too long';
@@ -104,7 +117,7 @@ export function tooLong(field: string, value: unknown, maxLength: number): Field
 
 /**
  * field.TooMany: "Too many: <actual>: must have at most <max> items" ("item" for 1, the same
- * singular rule 1.32's TooLong applies to "byte").
+ * singular rule TooLong applies to "byte").
  */
 export function tooMany(field: string, actual: number, max: number): FieldIssue {
   const unit = max === 1 ? 'item' : 'items';

@@ -8,6 +8,7 @@ export {
 export {
   formatFieldIssue,
   formatBadValue,
+  OMIT_VALUE,
   required,
   invalid,
   typeInvalid,

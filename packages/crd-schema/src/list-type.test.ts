@@ -58,7 +58,7 @@ describe('x-kubernetes-list-type (listtype/validation.go)', () => {
         { a: 1, b: 'x' },
         { b: 'x', a: 1 },
       ],
-      ['spec.l[1]: Duplicate value: map[string]interface {}{"a":1, "b":"x"}'],
+      ['spec.l[1]: Duplicate value: {"a":1,"b":"x"}'],
     ],
     [
       'set with numbers',
@@ -70,7 +70,7 @@ describe('x-kubernetes-list-type (listtype/validation.go)', () => {
       'list-map single key',
       nameMap,
       [{ name: 'a' }, { name: 'b' }, { name: 'a', v: 'x' }],
-      ['spec.l[2]: Duplicate value: map[string]interface {}{"name":"a"}'],
+      ['spec.l[2]: Duplicate value: {"name":"a"}'],
     ],
     [
       'list-map compound keys',
@@ -80,7 +80,7 @@ describe('x-kubernetes-list-type (listtype/validation.go)', () => {
         { containerPort: 80, protocol: 'UDP' },
         { containerPort: 80, protocol: 'TCP', name: 'x' },
       ],
-      ['spec.l[2]: Duplicate value: map[string]interface {}{"containerPort":80, "protocol":"TCP"}'],
+      ['spec.l[2]: Duplicate value: {"containerPort":80,"protocol":"TCP"}'],
     ],
     ['list-map unique', portMap, [{ containerPort: 80 }, { containerPort: 81 }], []],
     [
@@ -108,7 +108,7 @@ describe('x-kubernetes-list-type (listtype/validation.go)', () => {
     expect(s.validate({ spec: { l: list } })).toEqual([]);
     const issues = admit(s, { spec: { l: list } }).issues;
     expect(messages(issues)).toEqual([
-      'spec.l[1]: Duplicate value: map[string]interface {}{"containerPort":80, "protocol":"TCP"}',
+      'spec.l[1]: Duplicate value: {"containerPort":80,"protocol":"TCP"}',
     ]);
     expect(issues[0]?.type).toBe('FieldValueDuplicate');
   });
@@ -121,7 +121,7 @@ describe('x-kubernetes-list-type (listtype/validation.go)', () => {
       },
     });
     expect(messages(s.validate({ spec: { l: [{ name: 'a' }, null, {}] } }))).toEqual([
-      'spec.l[2]: Duplicate value: map[string]interface {}{}',
+      'spec.l[2]: Duplicate value: {}',
     ]);
   });
 

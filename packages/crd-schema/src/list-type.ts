@@ -27,7 +27,7 @@ function validateSet(path: string, list: unknown[], out: FieldIssue[]): void {
 
 /**
  * validateListMap: with one key, items are identified by that key's value (a null item or a
- * missing key is "unspecified", reported as `map[string]interface {}{}`); with several keys,
+ * missing key is "unspecified", reported as `{}`); with several keys,
  * by the map of the keys that are present. Defaults play no part here; admission defaulted
  * the keys already.
  */

@@ -14,7 +14,7 @@ const ANY_OF_NIL = (name: string): string =>
   `<nil>: Invalid value: "": "${name}" must validate at least one schema (anyOf)`;
 
 // Expected strings follow kube-openapi pkg/validation/errors (message templates) and
-// apiextensions kubeOpenAPIResultToFieldErrors (cause types), as kube-apiserver 1.32 prints them.
+// apiextensions kubeOpenAPIResultToFieldErrors (cause types), as kube-apiserver 1.36 prints them.
 const cases: Case[] = [
   // type
   { name: 'string ok', schema: { type: 'string' }, value: 'a', want: [] },
@@ -189,6 +189,37 @@ const cases: Case[] = [
     value: 0.3,
     want: ['spec.x: Invalid value: 0.3: spec.x in body should be a multiple of 0.25'],
   },
+  // integer formats: IsValueValidAgainstRange's "Checked" error, on the nil path
+  { name: 'int32 max', schema: { type: 'integer', format: 'int32' }, value: 2 ** 31 - 1, want: [] },
+  { name: 'int32 min', schema: { type: 'integer', format: 'int32' }, value: -(2 ** 31), want: [] },
+  {
+    name: 'int32 overflow',
+    schema: { type: 'integer', format: 'int32' },
+    value: 2 ** 31,
+    want: [
+      '<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.x',
+    ],
+  },
+  {
+    name: 'int32 underflow, then the limits',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+    value: -(2 ** 31) - 1,
+    want: [
+      '<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.x',
+      'spec.x: Invalid value: -2147483649: spec.x in body should be greater than or equal to 0',
+    ],
+  },
+  {
+    name: 'uint32 negative',
+    schema: { type: 'integer', format: 'uint32' },
+    value: -1,
+    want: [
+      '<nil>: Invalid value: "": Checked value must be of type integer with format uint32 in spec.x',
+    ],
+  },
+  { name: 'int64 large', schema: { type: 'integer', format: 'int64' }, value: 2 ** 62, want: [] },
+  { name: 'no format', schema: { type: 'integer' }, value: 2 ** 40, want: [] },
+  { name: 'numbers are not range-checked', schema: { type: 'number' }, value: 2 ** 40, want: [] },
   // strings
   {
     name: 'minLength',
@@ -371,6 +402,30 @@ describe('OpenAPI validation (kube-openapi semantics and messages)', () => {
       ['spec.d', 'FieldValueTooMany'],
       ['spec.e', 'FieldValueInvalid'],
     ]);
+  });
+
+  it('checks int64 range of big integers and does not block CEL with the range error', () => {
+    const s = compileSpec(
+      { n: { type: 'integer', format: 'int64' }, m: { type: 'integer' } },
+      { 'x-kubernetes-validations': [{ rule: 'false', message: 'rule ran' }] },
+    );
+    expect(messages(s.validate({ spec: { n: 2n ** 63n, m: -(2n ** 63n) - 1n } }))).toEqual([
+      '<nil>: Invalid value: "": Checked value must be of type integer with format int64 in spec.n',
+      '<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.m',
+      'spec: Invalid value: rule ran',
+    ]);
+    expect(messages(s.validate({ spec: { n: 2n ** 63n - 1n } }))).toEqual([
+      'spec: Invalid value: rule ran',
+    ]);
+  });
+
+  it('tells whether the schema has x-kubernetes-validations rules', () => {
+    expect(compileSpec({ x: { type: 'integer' } }).hasValidationRules).toBe(false);
+    expect(
+      compileSpec({
+        x: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0' }] },
+      }).hasValidationRules,
+    ).toBe(true);
   });
 
   it('validates the root: a missing required spec', () => {

@@ -92,9 +92,9 @@ describe('ratcheting on update', () => {
     ).toEqual([]);
     expect(
       messages(rules.validate({ spec: { a: 'bad', b: 'y' } }, { spec: { a: 'bad', b: 'x' } })),
-    ).toEqual(['spec.b: Invalid value: "string": b is immutable']);
+    ).toEqual(['spec.b: Invalid value: "y": b is immutable']);
     expect(messages(rules.validate({ spec: { a: 'bad' } }))).toEqual([
-      'spec.a: Invalid value: "string": a is bad',
+      'spec.a: Invalid value: "bad": a is bad',
     ]);
   });
 
@@ -112,7 +112,7 @@ describe('ratcheting on update', () => {
     const old = { spec: { l: ['bad'], other: 'a' } };
     expect(messages(atomic.validate({ spec: { l: ['bad'], other: 'b' } }, old))).toEqual([]);
     expect(messages(atomic.validate({ spec: { l: ['bad', 'ok'] } }, old))).toEqual([
-      'spec.l[0]: Invalid value: "string": bad item',
+      'spec.l[0]: Invalid value: "bad": bad item',
     ]);
   });
 });

@@ -28,8 +28,8 @@ const RULES_SKIPPED =
   'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
 /**
- * Whether an issue is that notice (`<nil>: Invalid value: "null": some validation rules were
- * not checked ...`) rather than a problem of its own, e.g. for callers that drop Required
+ * Whether an issue is that notice (`<nil>: Invalid value: null: some validation rules were not
+ * checked ...`) rather than a problem of its own, e.g. for callers that drop Required
  * errors when checking partial objects.
  */
 export function isRulesSkippedIssue(i: FieldIssue): boolean {
@@ -46,6 +46,15 @@ export class StructuralSchema {
 
   private constructor(root: SchemaNode) {
     this.#root = root;
+  }
+
+  /**
+   * Whether any node of the schema has x-kubernetes-validations rules. kube-apiserver appends the
+   * "some validation rules were not checked" notice for blocking errors only when there are
+   * rules to skip, including blocking errors found outside this engine (ObjectMeta's).
+   */
+  get hasValidationRules(): boolean {
+    return this.#root.hasRulesBelow;
   }
 
   /** Throws SchemaError (code NonStructuralSchema, InvalidPattern or InvalidValidationRule). */

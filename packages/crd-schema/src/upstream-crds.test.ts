@@ -130,12 +130,12 @@ const container = { name: 'main', image: 'python:3.12', ports: [{ containerPort:
             },
           },
         },
-        'spec.podTemplate.spec.containers[0].ports[1]: Duplicate value: map[string]interface {}{"containerPort":80, "protocol":"TCP"}',
+        'spec.podTemplate.spec.containers[0].ports[1]: Duplicate value: {"containerPort":80,"protocol":"TCP"}',
       ],
       [
         'duplicate container names (list-map key name)',
         { podTemplate: { spec: { containers: [container, { ...container, ports: [] }] } } },
-        'spec.podTemplate.spec.containers[1]: Duplicate value: map[string]interface {}{"name":"main"}',
+        'spec.podTemplate.spec.containers[1]: Duplicate value: {"name":"main"}',
       ],
       [
         'a malformed quantity (int-or-string with a pattern)',
@@ -148,6 +148,33 @@ const container = { name: 'main', image: 'python:3.12', ports: [{ containerPort:
       ],
     ])('rejects %s', (_name, spec, want) => {
       expect(messages(admit(sandboxSchema(), sandbox(spec)).issues)).toContain(want);
+    });
+
+    it('rejects a containerPort beyond int32 with only the format-range error (1.36)', () => {
+      const c = { ...container, ports: [{ containerPort: 4294967296 }] };
+      const { issues } = admit(
+        sandboxSchema(),
+        sandbox({ podTemplate: { spec: { containers: [c] } } }),
+      );
+      expect(issues).toEqual([
+        {
+          type: 'FieldValueInvalid',
+          field: '<nil>',
+          badValue: '',
+          detail:
+            'Checked value must be of type integer with format int32 in spec.podTemplate.spec.containers[0].ports[0].containerPort',
+          message:
+            'Invalid value: "": Checked value must be of type integer with format int32 in spec.podTemplate.spec.containers[0].ports[0].containerPort',
+        },
+      ]);
+      const max = { ...container, ports: [{ containerPort: 2147483647 }] };
+      expect(
+        admit(sandboxSchema(), sandbox({ podTemplate: { spec: { containers: [max] } } })).issues,
+      ).toEqual([]);
+    });
+
+    it('has validation rules', () => {
+      expect(sandboxSchema().hasValidationRules).toBe(true);
     });
 
     it('accepts quantities as integers or strings and keeps the JSON type', () => {
@@ -189,7 +216,7 @@ const container = { name: 'main', image: 'python:3.12', ports: [{ containerPort:
       const base = { podTemplate: { spec: { containers: [container] } } };
       const old = admit(sandboxSchema(), sandbox({ ...base, volumeClaimTemplates: vct })).object;
       expect(old).toBeDefined();
-      const immutable = 'spec: Invalid value: "object": volumeClaimTemplates is immutable';
+      const immutable = 'spec: Invalid value: volumeClaimTemplates is immutable';
       const changed = [
         { ...vct[0], spec: { ...vct[0]?.spec, resources: { requests: { storage: '2Gi' } } } },
       ];
