@@ -116,6 +116,17 @@ describe('apply: edges', () => {
     });
   });
 
+  it('rejects a body of another kind when the kind is known (400)', () => {
+    expect(() =>
+      apply(undefined, { ...widget({}), kind: 'Gadget' }, opts('m', T0, { kind: 'Widget' })),
+    ).toThrowError(
+      expect.objectContaining({
+        statusCode: 400,
+        message: 'invalid object type: example.com/v1, Kind=Gadget',
+      }),
+    );
+  });
+
   it('records a nameless manager as "unknown"', () => {
     expect(apply(undefined, widget({ replicas: 1 }), opts('')).managedFields[0]?.manager).toBe(
       'unknown',

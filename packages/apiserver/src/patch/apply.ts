@@ -38,6 +38,8 @@ export interface ApplyOptions {
   subresource?: string;
   /** Fields this endpoint resets and nobody owns through it (strategy reset fields). */
   ignoredFields?: FieldSet;
+  /** The resource's kind; when given, a body of another kind is rejected (versionCheckManager). */
+  kind?: string;
 }
 
 export interface ApplyResult {
@@ -58,8 +60,8 @@ function describeObject(obj: JsonObject): string {
 /**
  * Apply `applied` for `opts.manager` to `live` (undefined when the apply creates the object).
  *
- * Throws PatchError: `InvalidApply` 400 when the body's apiVersion is not `opts.apiVersion` or
- * the body carries `metadata.managedFields`;
+ * Throws PatchError: `InvalidApply` 400 when the body's apiVersion is not `opts.apiVersion`, its
+ * kind is not `opts.kind` (when given), or it carries `metadata.managedFields`;
  * `InvalidApply` 500 (no reason, like the real server) when the body does not fit the schema
  * (undeclared field, list-map item without its keys, duplicate keys); ApplyConflictError (409)
  * when another manager owns a field the apply would change and `force` is false.
@@ -79,6 +81,14 @@ export function apply(
       `Incorrect version specified in apply patch. Specified patch version: ${patchVersion}, expected: ${opts.apiVersion}`,
       { statusCode: 400, reason: 'BadRequest' },
     );
+  }
+  const appliedKind = typeof applied.kind === 'string' ? applied.kind : '';
+  if (opts.kind !== undefined && appliedKind !== opts.kind) {
+    const gv = patchVersion.includes('/') ? patchVersion : `/${patchVersion}`;
+    throw new PatchError('InvalidApply', `invalid object type: ${gv}, Kind=${appliedKind}`, {
+      statusCode: 400,
+      reason: 'BadRequest',
+    });
   }
   const appliedMeta = applied.metadata;
   if (isObject(appliedMeta) && appliedMeta.managedFields != null) {
