@@ -161,6 +161,15 @@ describe('JSON mapping', () => {
     });
   });
 
+  it('keeps any map key as an own property, as JSON.parse does', () => {
+    const raw = lookupType('k8s.io.api.core.v1.ConfigMap')
+      .encode({ data: [{ key: '__proto__', value: 'x' }] })
+      .finish();
+    const back = decodeProtobufObject(envelope('v1', 'ConfigMap', raw));
+    expect(back.data).toStrictEqual(JSON.parse('{"__proto__":"x"}'));
+    expect(Object.getPrototypeOf(back.data)).toBe(Object.prototype);
+  });
+
   it('reports JSON it cannot encode', () => {
     expect(() => encodeProtobufObject({ ...configMap, data: { a: 1 } })).toThrow(
       'ConfigMap.data["a"]: expected a string, got number',

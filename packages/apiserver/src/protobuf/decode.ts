@@ -46,13 +46,17 @@ function mapToJson(entry: protobuf.Type, entries: Msg[]): { [key: string]: Json 
   const out: { [key: string]: Json } = {};
   for (const e of entries) {
     const key = has(e, 'key') ? String(e.key) : '';
-    if (has(e, 'value')) out[key] = element(value, e.value);
-    else
-      out[key] = messageType(value)
-        ? element(value, {})
-        : value.type === 'bytes'
-          ? ''
-          : zeroScalar(value);
+    let v: Json;
+    if (has(e, 'value')) v = element(value, e.value);
+    else if (messageType(value)) v = element(value, {});
+    else v = value.type === 'bytes' ? '' : zeroScalar(value);
+    // an own property even for `__proto__`, as JSON.parse would make it
+    Object.defineProperty(out, key, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
