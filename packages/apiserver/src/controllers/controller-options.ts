@@ -1,5 +1,6 @@
 // Options every in-server controller takes (STYLE.md house style 4: options objects, defaults in
 // one place).
+import { isStorageError } from '../storage/errors.ts';
 
 export interface ControllerOptions {
   /**
@@ -13,4 +14,17 @@ export interface ControllerOptions {
 export function reportToStderr(controller: string, key: string, err: unknown): void {
   const why = err instanceof Error ? err.message : String(err);
   console.error(`apiserver ${controller}: reconcile ${key}: ${why}`);
+}
+
+/**
+ * The `onError` a controller hands its work queue: optimistic-concurrency conflicts are expected
+ * (another writer got in first; the retry reads the new state) and are not reported.
+ */
+export function unexpectedErrors(
+  controller: string,
+  onError: NonNullable<ControllerOptions['onError']>,
+): (key: string, err: unknown) => void {
+  return (key, err) => {
+    if (!isStorageError(err, 'Conflict')) onError(controller, key, err);
+  };
 }

@@ -25,7 +25,7 @@ import { objectKey } from '../resource-store.ts';
 import type { ResourceInfo } from '../resources/resource.ts';
 import { CRD_PREFIX } from '../crd/crd-controller.ts';
 import type { WatchEvent } from '../storage/store.ts';
-import { reportToStderr, type ControllerOptions } from './controller-options.ts';
+import { reportToStderr, unexpectedErrors, type ControllerOptions } from './controller-options.ts';
 import { LogFollower } from './log-follower.ts';
 import {
   indexedObject,
@@ -90,7 +90,7 @@ export class GarbageCollector {
     if (this.#follower) return;
     const queue = new WorkQueue({
       reconcile: (key) => this.#reconcile(key),
-      onError: (key, err) => this.#onError(GarbageCollector.NAME, key, err),
+      onError: unexpectedErrors(GarbageCollector.NAME, this.#onError),
     });
     this.#queue = queue;
     this.#follower = new LogFollower(this.#parts.store, {

@@ -13,7 +13,7 @@ import { deleteOne } from '../operations/delete-object.ts';
 import { keyPrefix, objectKey } from '../resource-store.ts';
 import type { ResourceInfo } from '../resources/resource.ts';
 import type { WatchEvent } from '../storage/store.ts';
-import { reportToStderr, type ControllerOptions } from './controller-options.ts';
+import { reportToStderr, unexpectedErrors, type ControllerOptions } from './controller-options.ts';
 import { LogFollower } from './log-follower.ts';
 import { computeNamespaceConditions, type ContentTotals } from './namespace-conditions.ts';
 import { KUBERNETES_FINALIZER } from './namespace-deletion.ts';
@@ -56,7 +56,7 @@ export class NamespaceController {
     if (this.#follower) return;
     this.#queue = new WorkQueue({
       reconcile: (name) => this.#reconcile(name),
-      onError: (name, err) => this.#onError(NamespaceController.NAME, name, err),
+      onError: unexpectedErrors(NamespaceController.NAME, this.#onError),
     });
     this.#follower = new LogFollower(
       this.#parts.store,
