@@ -31,6 +31,18 @@ case "$go_version" in
   *) missing_toolchain "found $go_version, need Go >= 1.26 (k8s.io/kubernetes $k8s_version declares go 1.26.0); install it and retry" ;;
 esac
 
+# `up` issues its certificates with the openssl CLI (node:crypto cannot sign X.509). Debian has it;
+# install it on a root machine with apt, else say how.
+if ! command -v openssl >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "cluster build: installing openssl with apt-get" >&2
+    apt-get install -y --no-install-recommends openssl >&2 ||
+      missing_toolchain "apt-get install openssl failed; install openssl and retry"
+  else
+    missing_toolchain "openssl is not on PATH; install it (Debian: apt-get install openssl) and retry"
+  fi
+fi
+
 key="$(
   {
     printf '%s\n' "$go_version" "$(go env GOOS GOARCH)"

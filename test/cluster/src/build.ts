@@ -22,7 +22,7 @@ export async function buildBinaries(cacheDir: string): Promise<string> {
   if (code === 3) {
     throw new ClusterError(
       'TOOLCHAIN_MISSING',
-      'the Go toolchain is missing or too old (see the message above); install Go >= 1.26 and retry',
+      'a build tool is missing (the message above names it and how to install it); install it and retry',
     );
   }
   if (code !== 0) {
