@@ -67,8 +67,13 @@ export function admitObject(
   }
   // kube-apiserver's order: ObjectMeta, then the schema, then the scale subresource's check.
   const issues: FieldIssue[] = [...validateObjectMeta(admitted.metadata)];
-  // ObjectMeta errors also stop CEL rules, and kube says so once (semantics doc §7.3).
-  if (issues.length > 0 && schema?.hasValidationRules && !schemaIssues.some(isRulesSkippedIssue)) {
+  // Blocking ObjectMeta errors (required, type, enum, too long/many) also stop CEL rules, and
+  // kube says so once (semantics doc §7.3); a merely invalid value does not.
+  if (
+    issues.some(isBlocking) &&
+    schema?.hasValidationRules &&
+    !schemaIssues.some(isRulesSkippedIssue)
+  ) {
     schemaIssues.push(rulesSkippedIssue());
   }
   const name = admitted.metadata.name;
@@ -115,4 +120,16 @@ function rulesSkippedIssue(): FieldIssue {
   const detail =
     'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
   return invalidField('<nil>', null, detail);
+}
+
+const BLOCKING: ReadonlySet<string> = new Set([
+  'FieldValueRequired',
+  'FieldValueTypeInvalid',
+  'FieldValueNotSupported',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+]);
+
+function isBlocking(issue: FieldIssue): boolean {
+  return BLOCKING.has(issue.type);
 }

@@ -1,7 +1,7 @@
 // PATCH with the four patch types (semantics doc §5): JSON patch, JSON merge patch, strategic
 // merge patch (built-in kinds only) and server-side apply, which may create the object.
 import { parse } from 'yaml';
-import { ApiError, badRequest, notFound } from '../../errors.ts';
+import { ApiError, badRequest, notFound, unsupportedMediaType } from '../../errors.ts';
 import { prepareCreate, formatTime, type KubeObject } from '../../objects.ts';
 import {
   apply,
@@ -64,7 +64,9 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
     (call.http.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const isApply = type === APPLY_PATCH || type === APPLY_PATCH_CBOR_FREE;
   if (![JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH].includes(type) && !isApply) {
-    // The real server answers an unknown patch type with Go's bare 415 text (§7).
+    // Built-in kinds answer an unknown patch type with Go's bare 415 text; custom resources
+    // list the patch types they accept (§7).
+    if (r.crd) throw unsupportedMediaType([JSON_PATCH, MERGE_PATCH, APPLY_PATCH]);
     throw new ApiError({
       kind: 'Status',
       apiVersion: 'v1',

@@ -17,7 +17,7 @@ function resourceVersionRequired(call: Call, name: string): ApiError {
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: `${qr} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+    message: `${qr} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`,
     reason: 'Invalid',
     details: {
       name,
@@ -26,7 +26,7 @@ function resourceVersionRequired(call: Call, name: string): ApiError {
       causes: [
         {
           reason: 'FieldValueInvalid',
-          message: 'Invalid value: 0x0: must be specified for an update',
+          message: 'Invalid value: 0: must be specified for an update',
           field: 'metadata.resourceVersion',
         },
       ],

@@ -55,13 +55,13 @@ export function writeUpdate(
   if (current.obj.metadata.deletionTimestamp) {
     const added = newFinalizers(current.obj, admitted);
     if (added.length > 0) {
-      throw invalid(r, name, [
-        {
-          field: 'metadata.finalizers',
-          type: 'FieldValueForbidden',
-          message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => `"${f}"`).join(', ')}}`,
-        },
-      ]);
+      const cause = {
+        field: 'metadata.finalizers',
+        type: 'FieldValueForbidden',
+        message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => `"${f}"`).join(', ')}}`,
+      };
+      // kube-apiserver validates ObjectMeta on update twice and lists this cause twice (§7).
+      throw invalid(r, name, [cause, cause]);
     }
   }
   const key = objectKey(r, call.req.namespace, name);
