@@ -29,17 +29,13 @@ spec:
         image: busybox
 `;
 
-const NOT_WIRED = 'server.ts does not route /openapi/* to serveOpenApi yet';
-
 describe('kubectl with the OpenAPI documents', () => {
   let s: TestApiServer;
   let dir: string;
-  let wired = false;
 
   beforeAll(async () => {
     s = await startTestApiServer({ crds: readOurCrds() });
     dir = mkdtempSync(join(tmpdir(), 'openapi-kubectl-'));
-    wired = (await fetch(`${s.url}/openapi/v3`)).status === 200;
   });
   afterAll(async () => {
     await s.close();
@@ -68,8 +64,7 @@ describe('kubectl with the OpenAPI documents', () => {
     return path;
   }
 
-  it('explains a CRD field from the v3 document', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('explains a CRD field from the v3 document', async () => {
     const r = await kubectl(['explain', 'sandbox.spec']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('GROUP:      agents.x-k8s.io');
@@ -77,8 +72,7 @@ describe('kubectl with the OpenAPI documents', () => {
     expect(r.stdout).toMatch(/podTemplate\s+<Object> -required-/);
   });
 
-  it('creates a Sandbox with strict validation sent to the server', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('creates a Sandbox with strict validation sent to the server', async () => {
     const r = await kubectl(['create', '-f', file('sb.yaml', SANDBOX), '-v=6']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('sandbox.agents.x-k8s.io/sb1 created\n');
@@ -88,8 +82,7 @@ describe('kubectl with the OpenAPI documents', () => {
     );
   });
 
-  it('fails a Sandbox with an unknown field with the strict decoding error', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('fails a Sandbox with an unknown field with the strict decoding error', async () => {
     const bad = SANDBOX.replace('name: sb1', 'name: sb2').replace(
       'spec:\n  podTemplate',
       'spec:\n  bogusField: 1\n  podTemplate',
@@ -99,8 +92,7 @@ describe('kubectl with the OpenAPI documents', () => {
     expect(r.stderr).toContain('strict decoding error: unknown field "spec.bogusField"');
   });
 
-  it('applies a ConfigMap client-side, patching with strategic merge patch', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('applies a ConfigMap client-side, patching with strategic merge patch', async () => {
     const cm = (value: string) =>
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata:\n  a: "${value}"\n`;
     const first = await kubectl(['apply', '-f', file('cm.yaml', cm('1'))]);
@@ -112,8 +104,7 @@ describe('kubectl with the OpenAPI documents', () => {
     expect(got.stdout).toBe('2');
   });
 
-  it('applies a CRD object client-side with JSON merge patch, never strategic merge', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('applies a CRD object client-side with JSON merge patch, never strategic merge', async () => {
     const changed = SANDBOX.replace('name: sb1', 'name: sb3');
     expect((await kubectl(['apply', '-f', file('sb3.yaml', changed)])).stdout).toBe(
       'sandbox.agents.x-k8s.io/sb3 created\n',
@@ -128,16 +119,14 @@ describe('kubectl with the OpenAPI documents', () => {
     expect(r.stderr).toContain('Content-Type: application/merge-patch+json');
   });
 
-  it('applies server-side', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('applies server-side', async () => {
     const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-ssa\ndata:\n  a: "1"\n';
     const r = await kubectl(['apply', '--server-side', '-f', file('cm-ssa.yaml', cm)]);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('configmap/cm-ssa serverside-applied\n');
   });
 
-  it('validates a kind: List client-side with /openapi/v2 (protobuf)', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('validates a kind: List client-side with /openapi/v2 (protobuf)', async () => {
     const list = `apiVersion: v1
 kind: List
 items:
@@ -161,8 +150,7 @@ items:
     expect(ok.stdout).toBe('configmap/cm-list created\n');
   });
 
-  it('explains from /openapi/v2 with --output=plaintext-openapiv2', async (ctx) => {
-    ctx.skip(!wired, NOT_WIRED);
+  it('explains from /openapi/v2 with --output=plaintext-openapiv2', async () => {
     const r = await kubectl(['explain', 'sandbox.spec', '--output=plaintext-openapiv2']);
     expect(r.stdout).toContain('VERSION:  agents.x-k8s.io/v1beta1');
     expect(r.stdout).toContain('podTemplate');
