@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { apply } from './apply.ts';
-import { FieldSet, fieldElement } from './field-set.ts';
 import type { JsonObject } from './json-value.ts';
-import { builtinMergeSchema } from './merge-schema.ts';
 import { T0, T1, T2, widget, widgetSchema } from './test-schemas.ts';
 import { updateManagedFields, type UpdateManagedFieldsOptions } from './update.ts';
-
-const podSchema = builtinMergeSchema('io.k8s.api.core.v1.Pod');
-const configMapSchema = builtinMergeSchema('io.k8s.api.core.v1.ConfigMap');
-const statusReset = FieldSet.fromPaths([[fieldElement('status')]]);
 
 const w = (manager: string, now: string, extra: Partial<UpdateManagedFieldsOptions> = {}) => ({
   manager,
@@ -16,142 +10,6 @@ const w = (manager: string, now: string, extra: Partial<UpdateManagedFieldsOptio
   schema: widgetSchema,
   now,
   ...extra,
-});
-
-// The expected fieldsV1 in this block are written by hand from what kube-apiserver 1.32 records
-// for `kubectl run nginx --image=nginx`, `kubectl create configmap` and
-// `kubectl apply --server-side` of a small Pod (field order as structured-merge-diff serialises).
-describe('managedFields exactly as kube records them', () => {
-  it('kubectl run: a defaulted Pod created with operation Update', () => {
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'nginx', namespace: 'default', labels: { run: 'nginx' } },
-      spec: {
-        containers: [
-          {
-            name: 'nginx',
-            image: 'nginx',
-            imagePullPolicy: 'Always',
-            resources: {},
-            terminationMessagePath: '/dev/termination-log',
-            terminationMessagePolicy: 'File',
-          },
-        ],
-        dnsPolicy: 'ClusterFirst',
-        enableServiceLinks: true,
-        restartPolicy: 'Always',
-        schedulerName: 'default-scheduler',
-        securityContext: {},
-        terminationGracePeriodSeconds: 30,
-      },
-      status: { phase: 'Pending' },
-    };
-    const { managedFields } = updateManagedFields(undefined, pod, {
-      manager: 'kubectl-run',
-      apiVersion: 'v1',
-      schema: podSchema,
-      now: T0,
-      ignoredFields: statusReset,
-    });
-    expect(JSON.stringify(managedFields)).toBe(
-      JSON.stringify([
-        {
-          manager: 'kubectl-run',
-          operation: 'Update',
-          apiVersion: 'v1',
-          time: T0,
-          fieldsType: 'FieldsV1',
-          fieldsV1: {
-            'f:metadata': { 'f:labels': { '.': {}, 'f:run': {} } },
-            'f:spec': {
-              'f:containers': {
-                'k:{"name":"nginx"}': {
-                  '.': {},
-                  'f:image': {},
-                  'f:imagePullPolicy': {},
-                  'f:name': {},
-                  'f:resources': {},
-                  'f:terminationMessagePath': {},
-                  'f:terminationMessagePolicy': {},
-                },
-              },
-              'f:dnsPolicy': {},
-              'f:enableServiceLinks': {},
-              'f:restartPolicy': {},
-              'f:schedulerName': {},
-              'f:securityContext': {},
-              'f:terminationGracePeriodSeconds': {},
-            },
-          },
-        },
-      ]),
-    );
-  });
-
-  it('kubectl create configmap', () => {
-    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key: 'v' } };
-    const { managedFields } = updateManagedFields(undefined, cm, {
-      manager: 'kubectl-create',
-      apiVersion: 'v1',
-      schema: configMapSchema,
-      now: T0,
-    });
-    expect(managedFields).toEqual([
-      {
-        manager: 'kubectl-create',
-        operation: 'Update',
-        apiVersion: 'v1',
-        time: T0,
-        fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:data': { '.': {}, 'f:key': {} } },
-      },
-    ]);
-  });
-
-  it('kubectl apply --server-side of a Pod', () => {
-    const body = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
-      spec: {
-        containers: [{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }],
-      },
-    };
-    const { managedFields } = apply(undefined, body, {
-      manager: 'kubectl',
-      force: false,
-      apiVersion: 'v1',
-      schema: podSchema,
-      now: T0,
-    });
-    expect(JSON.stringify(managedFields)).toBe(
-      JSON.stringify([
-        {
-          manager: 'kubectl',
-          operation: 'Apply',
-          apiVersion: 'v1',
-          time: T0,
-          fieldsType: 'FieldsV1',
-          fieldsV1: {
-            'f:metadata': { 'f:labels': { 'f:app': {} } },
-            'f:spec': {
-              'f:containers': {
-                'k:{"name":"nginx"}': {
-                  '.': {},
-                  'f:image': {},
-                  'f:name': {},
-                  'f:ports': {
-                    'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} },
-                  },
-                },
-              },
-            },
-          },
-        },
-      ]),
-    );
-  });
 });
 
 describe('updateManagedFields', () => {
