@@ -1,1 +1,27 @@
-export {};
+// @agent-sandbox/apiserver: the embedded Kubernetes-compatible API server. The fetch handler
+// (ApiServer), its socket adapter (listen), the SQLite store, and the data-dir credentials
+// (CA, serving certificate, bearer token, kubeconfig; ADR 0007).
+export { ApiServer, type ApiServerOptions } from './server.ts';
+export { listen, type ListenOptions, type ListeningServer } from './node-server.ts';
+export {
+  openStore,
+  startCompactor,
+  StorageError,
+  isStorageError,
+  type CompactorHandle,
+  type OpenStoreOptions,
+  type Store,
+  type StorageErrorCode,
+} from './storage/index.ts';
+export {
+  certificatePaths,
+  ensureCertificates,
+  SERVING_DNS_NAMES,
+  SERVING_IP_ADDRESSES,
+  type CertificatePaths,
+  type EnsureCertificatesOptions,
+  type ServingCertificates,
+} from './tls/certificates.ts';
+export { CredentialError, type CredentialErrorCode } from './tls/errors.ts';
+export { ensureToken, type EnsureTokenOptions } from './tls/token.ts';
+export { renderKubeconfig, writeKubeconfig, type KubeconfigOptions } from './tls/kubeconfig.ts';

@@ -1,13 +1,29 @@
-// Binds ApiServer.handle to a Node HTTP server: request bodies stream in, response bodies
-// (including watch streams) stream out chunk by chunk, and a closed connection aborts the
-// request's signal so its watch ends.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// Binds ApiServer.handle to a Node HTTP or HTTPS server: request bodies stream in, response
+// bodies (including watch streams) stream out chunk by chunk, and a closed connection aborts the
+// request's signal so its watch ends. HTTPS for real serving (ADR 0007), plain HTTP for tests.
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ApiServer } from './server.ts';
 
+export interface ListenOptions {
+  /** @default 0 (the OS picks a free port) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** PEM serving certificate (chain) and key; absent means plain HTTP. */
+  tls?: { cert: string; key: string };
+}
+
 export interface ListeningServer {
-  /** e.g. http://127.0.0.1:40123 */
+  /** e.g. http://127.0.0.1:40123 or https://127.0.0.1:6443 */
   url: string;
   port: number;
   close(): Promise<void>;
@@ -53,24 +69,43 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
   res.end();
 }
 
-export function listen(server: ApiServer, port = 0, host = '127.0.0.1'): Promise<ListeningServer> {
-  const http: Server = createServer((req, res) => {
+/**
+ * Serves `server` on a socket. Resolves once listening; rejects with the socket error (e.g.
+ * `EADDRINUSE`) when the port cannot be bound. `listen(server, port, host)` is the plain-HTTP
+ * shorthand kept for tests.
+ */
+export function listen(
+  server: ApiServer,
+  portOrOptions: number | ListenOptions = {},
+  hostArg?: string,
+): Promise<ListeningServer> {
+  const options: ListenOptions =
+    typeof portOrOptions === 'number' ? { port: portOrOptions } : portOrOptions;
+  const port = options.port ?? 0;
+  const host = hostArg ?? options.host ?? '127.0.0.1';
+  const scheme = options.tls ? 'https' : 'http';
+  const onRequest: RequestListener = (req, res) => {
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const base = `http://${req.headers.host ?? `${host}:${port}`}`;
+    const base = `${scheme}://${req.headers.host ?? `${host}:${port}`}`;
     server
       .handle(toRequest(req, base, abort.signal), abort.signal)
       .then((response) => send(res, response))
       .catch((err: unknown) => {
         res.destroy(err instanceof Error ? err : new Error(String(err)));
       });
-  });
+  };
+  const http: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
+    : createServer(onRequest);
   return new Promise((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, host, () => {
+      http.off('error', reject);
       const address = http.address() as AddressInfo;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
       resolve({
-        url: `http://${host}:${address.port}`,
+        url: `${scheme}://${urlHost}:${address.port}`,
         port: address.port,
         close: () =>
           new Promise<void>((done) => {
