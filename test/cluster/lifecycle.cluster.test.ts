@@ -63,7 +63,8 @@ it('down stops every process and removes all data; up after down works', async (
 
   const { stdout } = await cluster('up');
   expect(stdout.trim().split('\n').at(-1)).toBe(paths.kubeconfig);
-  expect(processesFrom(binDir)).toHaveLength(5);
+  // Re-read: a pin or build.sh change since the first `up` means a new bin directory.
+  expect(processesFrom(readRecord(paths)?.binDir ?? '')).toHaveLength(5);
   const status = await cluster('status');
   expect(status.stdout).toContain('nodes: 10/10 Ready');
   // `up` twice is safe: it reuses the running cluster.
