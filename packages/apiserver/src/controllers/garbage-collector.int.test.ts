@@ -171,6 +171,21 @@ describe('garbage collector', () => {
     );
   });
 
+  it('breaks a blocking ownership cycle under foreground deletion', async () => {
+    await kube.createNamespace('gc-cycle');
+    const a = await configMap('gc-cycle', 'a');
+    const b = await configMap('gc-cycle', 'b', [a], { block: true });
+    const linked = await kube.update(`${cms('gc-cycle')}/a`, (o) => {
+      o.metadata.ownerReferences = [ownerRef(b, { blockOwnerDeletion: true })];
+    });
+    expect(linked.status).toBe(200);
+    await kube.delete(`${cms('gc-cycle')}/a`, { propagationPolicy: 'Foreground' });
+    await eventually('both are gone', async () => {
+      const left = await Promise.all(['a', 'b'].map((n) => kube.exists(`${cms('gc-cycle')}/${n}`)));
+      return left.every((e) => !e);
+    });
+  });
+
   it('deletes a whole ownership chain in foreground, deepest first', async () => {
     await kube.createNamespace('gc-chain');
     let parent = await configMap('gc-chain', 'level-0');
