@@ -74,33 +74,32 @@ export function itemElement(list: MergeSchema, item: unknown): PathElement | str
   return valueElement(item);
 }
 
-interface IndexedList {
+/** List items grouped by path element, in order of first appearance. */
+interface GroupedList {
   readonly order: PathElement[];
-  readonly items: Map<string, unknown>;
+  readonly groups: Map<string, unknown[]>;
 }
 
 /**
- * Key every item. Later duplicates and unkeyable items are ignored, as indexListPathElements
- * does, unless `keepStray` is set: then they are kept under their index (`i:<n>`), so a merge
- * never loses live items that do not fit the schema.
+ * Key every item. Items sharing a key (duplicates, which kube 1.27+ tolerates in stored objects)
+ * form one group that is compared and owned as a whole; unkeyable items are kept under their
+ * index (`i:<n>`) so that a merge never loses them.
  */
-function indexList(
-  schema: MergeSchema,
-  list: readonly unknown[] | undefined,
-  keepStray = false,
-): IndexedList {
+function groupList(schema: MergeSchema, list: readonly unknown[] | undefined): GroupedList {
   const order: PathElement[] = [];
-  const items = new Map<string, unknown>();
+  const groups = new Map<string, unknown[]>();
   (list ?? []).forEach((item, index) => {
     let pe = itemElement(schema, item);
-    if (typeof pe === 'string' || items.has(serializePathElement(pe))) {
-      if (!keepStray) return;
-      pe = { kind: 'index', index };
+    if (typeof pe === 'string') pe = { kind: 'index', index };
+    const key = serializePathElement(pe);
+    const group = groups.get(key);
+    if (group !== undefined) group.push(item);
+    else {
+      groups.set(key, [item]);
+      order.push(pe);
     }
-    items.set(serializePathElement(pe), item);
-    order.push(pe);
   });
-  return { order, items };
+  return { order, groups };
 }
 
 export interface FieldSetOptions {
@@ -147,6 +146,13 @@ export function toFieldSet(
       }
       return;
     }
+    const counts = new Map<string, number>();
+    for (const item of v as unknown[]) {
+      const pe = itemElement(s, item);
+      if (typeof pe === 'string') continue;
+      const key = serializePathElement(pe);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
     const seen = new Set<string>();
     (v as unknown[]).forEach((item, i) => {
       const pe = itemElement(s, item);
@@ -155,11 +161,15 @@ export function toFieldSet(
         return;
       }
       const key = serializePathElement(pe);
-      if (seen.has(key) && options.strict) {
-        errors.push(`${pathToString(path)}: duplicate entries for key ${pathToString([pe])}`);
+      if (seen.has(key)) {
+        if (options.strict) {
+          errors.push(`${pathToString(path)}: duplicate entries for key ${pathToString([pe])}`);
+        }
+        return;
       }
       seen.add(key);
-      walk(item, s.items(), [...path, pe]);
+      // Duplicated items are owned once, as a whole.
+      if ((counts.get(key) ?? 0) === 1) walk(item, s.items(), [...path, pe]);
       set.insert([...path, pe]);
     });
   };
@@ -199,19 +209,48 @@ export function compare(lhs: unknown, rhs: unknown, schema: MergeSchema): Compar
         walk(lm[k], rm[k], mapChild(s, k) ?? DEDUCED, [...path, fieldElement(k)]);
       }
     } else {
-      const li = indexList(s, Array.isArray(l) ? l : undefined);
-      const ri = indexList(s, Array.isArray(r) ? r : undefined);
+      const li = groupList(s, Array.isArray(l) ? l : undefined);
+      const ri = groupList(s, Array.isArray(r) ? r : undefined);
       const pes = [
         ...li.order,
-        ...ri.order.filter((pe) => !li.items.has(serializePathElement(pe))),
+        ...ri.order.filter((pe) => !li.groups.has(serializePathElement(pe))),
       ];
       for (const pe of pes) {
+        if (pe.kind === 'index') continue;
         const key = serializePathElement(pe);
-        walk(li.items.get(key), ri.items.get(key), s.items(), [...path, pe]);
+        const lg = li.groups.get(key);
+        const rg = ri.groups.get(key);
+        const itemPath = [...path, pe];
+        if ((lg?.length ?? 0) > 1 || (rg?.length ?? 0) > 1) {
+          compareDuplicates(lg, rg, s.items(), itemPath);
+        } else walk(lg?.[0], rg?.[0], s.items(), itemPath);
       }
     }
     if (l === undefined) c.added.insert(path);
     else if (r === undefined) c.removed.insert(path);
+  };
+  /**
+   * A duplicated key is one leaf: the group as a whole appears, disappears or changes. When one
+   * side holds a single item, its sub-fields appear or disappear with it.
+   */
+  const compareDuplicates = (
+    lg: unknown[] | undefined,
+    rg: unknown[] | undefined,
+    s: MergeSchema,
+    path: FieldPath,
+  ): void => {
+    if (lg === undefined) c.added.insert(path);
+    else if (rg === undefined) c.removed.insert(path);
+    else if (!deepEqual(lg, rg)) c.modified.insert(path);
+    const single = lg?.length === 1 ? lg[0] : rg?.length === 1 ? rg[0] : undefined;
+    if (single === undefined) return;
+    const sub = compare(
+      lg?.length === 1 ? single : undefined,
+      rg?.length === 1 ? single : undefined,
+      s,
+    );
+    for (const p of sub.added.paths()) if (p.length > 0) c.added.insert([...path, ...p]);
+    for (const p of sub.removed.paths()) if (p.length > 0) c.removed.insert([...path, ...p]);
   };
   walk(lhs, rhs, schema, []);
   return c;
@@ -259,15 +298,24 @@ function withoutNulls(v: unknown): unknown {
  * place, right-only items are inserted where the right-hand side has them.
  */
 function mergeLists(lhs: unknown[], rhs: unknown[], schema: MergeSchema): unknown[] {
-  const li = indexList(schema, lhs, true);
-  const ri = indexList(schema, rhs);
+  const li = groupList(schema, lhs);
+  const ri = groupList(schema, rhs);
   const keyOf = serializePathElement;
-  const shared = ri.order.map(keyOf).filter((k) => li.items.has(k));
+  const shared = ri.order.map(keyOf).filter((k) => li.groups.has(k));
   let sharedPos = 0;
   const nextShared = (): string | undefined => shared[sharedPos];
   const out: unknown[] = [];
   const emit = (key: string): void => {
-    const merged = mergeValues(li.items.get(key), ri.items.get(key), schema.items());
+    const lg = li.groups.get(key) ?? [];
+    const r = ri.groups.get(key)?.[0];
+    // Duplicated live items stay as they are unless the configuration names their key; then
+    // the applied item replaces them all.
+    if (lg.length > 1) {
+      if (r === undefined) out.push(...lg);
+      else out.push(withoutNulls(r));
+      return;
+    }
+    const merged = mergeValues(lg[0], r, schema.items());
     if (merged !== undefined) out.push(merged);
   };
   let l = 0;
@@ -282,14 +330,14 @@ function mergeLists(lhs: unknown[], rhs: unknown[], schema: MergeSchema): unknow
         sharedPos++;
         continue;
       }
-      if (ri.items.has(lk) && nextShared() !== undefined && nextShared() !== lk) {
+      if (ri.groups.has(lk) && nextShared() !== undefined && nextShared() !== lk) {
         l++; // a shared item the right-hand side places later
         continue;
       }
     }
     if (l < li.order.length) {
       const lk = keyOf(li.order[l] as PathElement);
-      if (!ri.items.has(lk)) {
+      if (!ri.groups.has(lk)) {
         emit(lk);
         l++;
         continue;
