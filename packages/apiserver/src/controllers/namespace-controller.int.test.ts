@@ -117,7 +117,22 @@ describe('namespace controller', () => {
       metadata: { name: 'late' },
     });
     expect(created.status).toBe(403);
-    expect(created.body.reason).toBe('Forbidden');
+    expect(created.body).toMatchObject({
+      reason: 'Forbidden',
+      message:
+        'configmaps "late" is forbidden: unable to create new content in namespace ns-held because it is being terminated',
+      details: {
+        name: 'late',
+        kind: 'configmaps',
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: 'namespace ns-held is being terminated',
+            field: 'metadata.namespace',
+          },
+        ],
+      },
+    });
     const again = await kube.delete(ns('ns-held'));
     expect(again.status).toBe(409);
     expect(again.body.message).toBe(

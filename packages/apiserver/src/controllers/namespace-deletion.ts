@@ -17,7 +17,7 @@ import {
   type DeleteOptions,
 } from '../operations/delete-object.ts';
 import { encode, objectKey } from '../resource-store.ts';
-import { qualifiedResource, type ResourceInfo } from '../resources/resource.ts';
+import type { ResourceInfo } from '../resources/resource.ts';
 import { isStorageError } from '../storage/errors.ts';
 import type { StoredObject } from '../storage/store.ts';
 import {
@@ -35,35 +35,6 @@ export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'kube-system',
 // use of its exports here would run before they are initialised.
 const STANDARD_FINALIZERS = new Set([KUBERNETES_FINALIZER, 'orphan', 'foregroundDeletion']);
 const MAX_WRITE_ATTEMPTS = 10;
-
-/** 403 for a create in a terminating namespace, with kube's message and cause (§9.2). */
-export function namespaceTerminating(
-  r: Pick<ResourceInfo, 'group' | 'plural'>,
-  name: string,
-  namespace: string,
-): ApiError {
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `${qualifiedResource(r)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-    reason: 'Forbidden',
-    details: {
-      name,
-      ...(r.group ? { group: r.group } : {}),
-      kind: r.plural,
-      causes: [
-        {
-          reason: 'NamespaceTerminating',
-          message: `namespace ${namespace} is being terminated`,
-          field: 'metadata.namespace',
-        },
-      ],
-    },
-    code: 403,
-  });
-}
 
 function forbiddenNamespaceDeletion(name: string): ApiError {
   const e = forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`);

@@ -50,7 +50,7 @@ export async function create(parts: ServerParts, call: Call, body?: KubeObject):
   checkNamespace(call, obj);
   if (obj.metadata.resourceVersion)
     throw plainInternal('resourceVersion should not be set on objects to be created');
-  if (r.namespaced) requireNamespace(parts, call.req.namespace ?? '');
+  if (r.namespaced) requireNamespace(parts, call.req.namespace ?? '', r, obj.metadata.name ?? '');
 
   for (let attempt = 1; ; attempt++) {
     const candidate = structuredClone(obj);

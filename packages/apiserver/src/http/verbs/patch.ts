@@ -153,7 +153,7 @@ function applyCreate(
   const { r } = call;
   const name = call.req.name ?? '';
   if (call.req.subresource !== undefined) throw notFound(r, name);
-  if (r.namespaced) requireNamespace(parts, call.req.namespace ?? '');
+  if (r.namespaced) requireNamespace(parts, call.req.namespace ?? '', r, name);
   let obj: KubeObject;
   try {
     obj = apply(undefined, body as KubeObject, {
