@@ -2,6 +2,7 @@
 // takes argv and streams so tests run it in-process.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { addApiserverCommand } from './commands/apiserver.ts';
 import { runManifestsCrds } from './commands/manifests.ts';
 import { runStart } from './commands/start.ts';
 import { runValidate } from './commands/validate.ts';
@@ -88,6 +89,8 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .command('start')
     .description('run agent-sandbox on this machine (embedded API server, controllers, node agent)')
     .action(() => setExit(runStart(io)));
+
+  addApiserverCommand(program, io, setExit);
 
   return program;
 }
