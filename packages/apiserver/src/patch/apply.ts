@@ -22,7 +22,8 @@ import {
   withManagedFields,
   withoutManagedFields,
 } from './ownership.ts';
-import { compare, mergeValues, pruneFields, toFieldSet, zeroObject } from './typed.ts';
+import { mergeValues, pruneFields } from './typed-merge.ts';
+import { compare, toFieldSet, zeroObject } from './typed.ts';
 
 export interface ApplyOptions {
   /** The `fieldManager` query parameter (required for apply; the HTTP layer checks). */
