@@ -186,6 +186,21 @@ describe('garbage collector', () => {
     });
   });
 
+  it('collects an owner with many dependents in foreground', async () => {
+    await kube.createNamespace('gc-many');
+    const owner = await configMap('gc-many', 'owner');
+    for (let i = 0; i < 200; i++) await configMap('gc-many', `dep-${i}`, [owner], { block: true });
+    const started = Date.now();
+    await kube.delete(`${cms('gc-many')}/owner`, { propagationPolicy: 'Foreground' });
+    await eventually(
+      'the owner is gone',
+      async () => !(await kube.exists(`${cms('gc-many')}/owner`)),
+    );
+    const res = await kube.get(cms('gc-many'));
+    expect(res.body['items']).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('deletes a whole ownership chain in foreground, deepest first', async () => {
     await kube.createNamespace('gc-chain');
     let parent = await configMap('gc-chain', 'level-0');

@@ -203,7 +203,10 @@ export class GarbageCollector {
 
   /** Foreground: delete the dependents; the owner goes once none blocks it. */
   #deleteDependents(r: ResourceInfo, key: string, uid: string): void {
-    for (const depKey of this.#index.dependentsOf(uid)) this.#enqueue(depKey);
+    // Dependents already being deleted need nothing more from us as dependents (this also keeps
+    // an owner with many dependents from re-queueing all of them at every deletion).
+    for (const depKey of this.#index.dependentsOf(uid))
+      if (this.#index.get(depKey)?.deleting !== true) this.#enqueue(depKey);
     if (this.#index.blockingDependentsOf(uid).length > 0) return;
     writeStored(this.#parts.store, r, key, uid, (o) => withoutFinalizer(o, FOREGROUND_FINALIZER));
   }
