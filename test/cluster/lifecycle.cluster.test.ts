@@ -1,29 +1,42 @@
 // Must-show (issue 3): `down` leaves no process and no data behind, and `up` after `down` works.
-// Drives the real CLI, as CI and developers do.
+// Drives the real CLI, as CI and developers do, on a private state dir and ports so the shared
+// cluster that other suites (and other checkouts) use keeps running.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, expect, it } from 'vitest';
-import { portsFor } from './src/options.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { optionsFromEnv, portsFor } from './src/options.ts';
 import { readRecord, statePaths } from './src/state.ts';
-import { clusterOptions, ensureCluster } from '../support/cluster.ts';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, 'cli.ts');
 
+const scratch = mkdtempSync(join(tmpdir(), 'cluster-lifecycle-'));
+// 32420..32425: clear of the shared cluster's 32400..32405 and below the ephemeral range.
+const env = {
+  ...process.env,
+  AGENT_SANDBOX_CLUSTER_STATE: join(scratch, 'state'),
+  AGENT_SANDBOX_CLUSTER_PORT_BASE: '32420',
+};
+
 function cluster(...args: string[]) {
-  return run(process.execPath, ['--import', 'tsx', CLI, ...args], { timeout: 600_000 });
+  return run(process.execPath, ['--import', 'tsx', CLI, ...args], { env, timeout: 600_000 });
 }
 
-/** PIDs of every process whose executable lives in the harness bin directory. */
-function processesFrom(binDir: string): number[] {
+/**
+ * PIDs of every process run from the harness bin directory for this state dir: each component's
+ * command line names a file in it (data dir, certificates, kubeconfig or config).
+ */
+function processesFrom(binDir: string, stateDir: string): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .filter((pid) => {
       try {
-        return readlinkSync(`/proc/${pid}/exe`).startsWith(binDir);
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return readlinkSync(`/proc/${pid}/exe`).startsWith(binDir) && cmdline.includes(stateDir);
       } catch {
         return false; // exited while we looked, or a kernel thread
       }
@@ -40,19 +53,24 @@ function isPortFree(port: number): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  await ensureCluster();
+  await cluster('up');
+});
+
+afterAll(async () => {
+  await cluster('down');
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 it('down stops every process and removes all data; up after down works', async () => {
-  const options = clusterOptions();
+  const options = optionsFromEnv(env);
   const paths = statePaths(options.stateDir);
   const record = readRecord(paths);
   expect(record).toBeDefined();
   const binDir = record?.binDir ?? '';
-  expect(processesFrom(binDir)).toHaveLength(5);
+  expect(processesFrom(binDir, paths.root)).toHaveLength(5);
 
   await cluster('down');
-  expect(processesFrom(binDir)).toEqual([]);
+  expect(processesFrom(binDir, paths.root)).toEqual([]);
   expect(existsSync(paths.root)).toBe(false);
   for (const port of Object.values(portsFor(options.portBase))) {
     expect(await isPortFree(port)).toBe(true);
@@ -64,7 +82,7 @@ it('down stops every process and removes all data; up after down works', async (
   const { stdout } = await cluster('up');
   expect(stdout.trim().split('\n').at(-1)).toBe(paths.kubeconfig);
   // Re-read: a pin or build.sh change since the first `up` means a new bin directory.
-  expect(processesFrom(readRecord(paths)?.binDir ?? '')).toHaveLength(5);
+  expect(processesFrom(readRecord(paths)?.binDir ?? '', paths.root)).toHaveLength(5);
   const status = await cluster('status');
   expect(status.stdout).toContain('nodes: 10/10 Ready');
   // `up` twice is safe: it reuses the running cluster.
