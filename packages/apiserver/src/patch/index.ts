@@ -47,3 +47,4 @@ export {
   managerIdentifier,
 } from './managed-fields.ts';
 export { toFieldSet, compare, type Comparison } from './typed.ts';
+export { resetFieldsFor, type ResetFieldsOptions } from './reset-fields.ts';
