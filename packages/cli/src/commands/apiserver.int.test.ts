@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { dataDirPaths } from './apiserver.ts';
+import { openStore } from '@agent-sandbox/apiserver';
+import { createServer } from 'node:net';
+import type { CommandIO } from '../io.ts';
+import { dataDirPaths, DEFAULT_PORT, runApiserver } from './apiserver.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const BIN = join(ROOT, 'packages/cli/bin/agent-sandbox.js');
@@ -297,5 +300,41 @@ describe('agent-sandbox apiserver (child process)', () => {
     const cm = await kubectl(paths.kubeconfig, ['get', 'configmap', 'cm1', '-o', 'name']);
     expect(cm.stdout).toBe('configmap/cm1\n');
     expect(await stop(second.running)).toBe(0);
+  });
+});
+
+describe('agent-sandbox apiserver (in-process)', () => {
+  it('falls back to a free port when 6443 is taken, and releases the data dir when stopped', async () => {
+    // Hold 6443 (or find it already held): either way the default port is taken.
+    const holder = createServer();
+    await new Promise<void>((resolve) => {
+      holder.once('error', () => resolve());
+      holder.listen(DEFAULT_PORT, '127.0.0.1', () => resolve());
+    });
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'agent-sandbox-apiserver-inproc-')), 'data');
+    let stdout = '';
+    let stderr = '';
+    const io: CommandIO = {
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      stdin: () => '',
+    };
+    const stopper = new AbortController();
+    const done = runApiserver({ dataDir }, io, { signal: stopper.signal });
+    try {
+      const url = await until('the serving line', () => /^serving (\S+)/m.exec(stdout)?.[1]);
+      expect(stderr).toContain(
+        `port ${DEFAULT_PORT} is in use; picking a free port (pass --port to choose)\n`,
+      );
+      expect(new URL(url).port).not.toBe(String(DEFAULT_PORT));
+      const kc = readKubeconfig(dataDirPaths(dataDir).kubeconfig);
+      expect(await httpsGet(`${url}/readyz`, kc.ca, kc.token)).toEqual({ status: 200, body: 'ok' });
+    } finally {
+      stopper.abort();
+      holder.close();
+    }
+    expect(await done).toBe(0);
+    expect(stdout).toMatch(/stopped\n$/);
+    openStore({ path: dataDirPaths(dataDir).database }).close();
   });
 });
