@@ -13,8 +13,16 @@ export type PathElement =
 
 export type FieldPath = readonly PathElement[];
 
+const fieldElements = new Map<string, PathElement>();
+
+/** A struct field or map key element (interned: field names repeat across objects). */
 export function fieldElement(name: string): PathElement {
-  return { kind: 'field', name };
+  let pe = fieldElements.get(name);
+  if (pe === undefined) {
+    pe = { kind: 'field', name };
+    if (fieldElements.size < 100_000) fieldElements.set(name, pe);
+  }
+  return pe;
 }
 
 /** A list-map item element; key fields are sorted by name as structured-merge-diff does. */
@@ -26,8 +34,20 @@ export function valueElement(value: unknown): PathElement {
   return { kind: 'value', value };
 }
 
-/** The FieldsV1 key of a path element. */
+const serialized = new WeakMap<PathElement, string>();
+
+/** The FieldsV1 key of a path element (memoised: elements are immutable). */
 export function serializePathElement(pe: PathElement): string {
+  if (pe.kind === 'field') return 'f:' + pe.name;
+  let s = serialized.get(pe);
+  if (s === undefined) {
+    s = serializeUncached(pe);
+    serialized.set(pe, s);
+  }
+  return s;
+}
+
+function serializeUncached(pe: PathElement): string {
   switch (pe.kind) {
     case 'field':
       return 'f:' + pe.name;
@@ -142,9 +162,9 @@ export class FieldSet {
   }
 
   insert(path: FieldPath): void {
-    const [head, ...rest] = path;
-    if (head === undefined) this.member = true;
-    else this.childOrCreate(head).insert(rest);
+    let node = this as FieldSet;
+    for (const pe of path) node = node.childOrCreate(pe);
+    node.member = true;
   }
 
   has(path: FieldPath): boolean {
@@ -158,9 +178,9 @@ export class FieldSet {
   }
 
   descend(path: FieldPath): FieldSet | undefined {
-    const [head, ...rest] = path;
-    if (head === undefined) return this;
-    return this.children.get(serializePathElement(head))?.set.descend(rest);
+    let node: FieldSet | undefined = this as FieldSet;
+    for (const pe of path) node = node?.children.get(serializePathElement(pe))?.set;
+    return node;
   }
 
   clone(): FieldSet {

@@ -31,10 +31,13 @@ export function deepEqual(a: unknown, b: unknown): boolean {
  * fieldsV1 keys (`k:{…}`, `v:…`) embed values in this form, so the escaping must match.
  */
 export function goJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v)).replace(/[<>&\u2028\u2029]/g, (c) => {
-    return '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
-  });
+  const json = JSON.stringify(typeof v === 'object' ? sortKeys(v) : v);
+  if (!GO_ESCAPED.test(json)) return json;
+  return json.replace(GO_ESCAPED_ALL, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
+
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+const GO_ESCAPED_ALL = /[<>&\u2028\u2029]/g;
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);

@@ -85,7 +85,7 @@ interface Context {
   readonly strategicMergePatch: boolean;
   /** Whether `default: {}` marks Go value-struct fields (true for built-in OpenAPI). */
   readonly goZero: boolean;
-  readonly cache: WeakMap<RawSchema, SchemaNode>;
+  readonly cache: WeakMap<RawSchema, MergeSchema>;
 }
 
 const BUILTIN_DEFS = (openapi as unknown as { schemas: Record<string, RawSchema> }).schemas;
@@ -211,22 +211,23 @@ class SchemaNode implements MergeSchema {
   }
 }
 
+const DEDUCED_NO_SMP: MergeSchema = new DeducedNode(false);
+
 function deducedFor(ctx: Context): MergeSchema {
-  return ctx.strategicMergePatch ? DEDUCED : new DeducedNode(false);
+  return ctx.strategicMergePatch ? DEDUCED : DEDUCED_NO_SMP;
 }
 
 function nodeFor(raw: RawSchema, ctx: Context): MergeSchema {
+  const cached = ctx.cache.get(raw);
+  if (cached !== undefined) return cached;
   const resolved = resolve(raw, ctx.defs);
+  let node: MergeSchema;
   if (resolved['x-kubernetes-embedded-resource'] === true) {
     let fields: Record<string, MergeSchema> | undefined;
-    return new SchemaNode(raw, ctx, () => (fields ??= objectFields(ctx)));
-  }
-  if (kindOf(resolved, false) === 'deduced') return deducedFor(ctx);
-  let node = ctx.cache.get(raw);
-  if (node === undefined) {
-    node = new SchemaNode(raw, ctx);
-    ctx.cache.set(raw, node);
-  }
+    node = new SchemaNode(raw, ctx, () => (fields ??= objectFields(ctx)));
+  } else if (kindOf(resolved, false) === 'deduced') node = deducedFor(ctx);
+  else node = new SchemaNode(raw, ctx);
+  ctx.cache.set(raw, node);
   return node;
 }
 
