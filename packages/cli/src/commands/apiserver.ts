@@ -100,11 +100,14 @@ export async function runApiserver(
   const dataDir = resolve(opts.dataDir);
   const paths = dataDirPaths(dataDir);
   const cleanup: (() => void | Promise<void>)[] = [];
+  /** Undoes the steps taken so far, newest first, each once. */
   const shutdown = async (): Promise<void> => {
-    for (const step of cleanup.reverse()) await step();
+    for (let step = cleanup.pop(); step; step = cleanup.pop()) await step();
   };
-  const processStop = run.signal ? undefined : processSignal();
-  const stopSignal = run.signal ?? (processStop as ProcessSignal).signal;
+  const stop: ProcessSignal = run.signal
+    ? { signal: run.signal, dispose: () => undefined }
+    : processSignal();
+  const stopSignal = stop.signal;
   try {
     // The store first: its exclusive lock is what keeps a second server off this data dir, so
     // that server fails before it touches the token or certificates.
@@ -156,7 +159,7 @@ export async function runApiserver(
     io.stderr(`error: ${message}\n`);
     return 1;
   } finally {
-    processStop?.dispose();
+    stop.dispose();
   }
 }
 
