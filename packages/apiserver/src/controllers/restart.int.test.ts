@@ -98,4 +98,44 @@ describe('controllers across a restart', () => {
       await second.close();
     }
   });
+  it('finishes work that running controllers had started when the server stopped', async () => {
+    const dbPath = join(dir, 'running.db');
+    const first = await startTestApiServer({ dbPath });
+    const kube = new TestClient(first.url);
+    await kube.createNamespace('held-ns');
+    const cms = '/api/v1/namespaces/held-ns/configmaps';
+    const owner = await kube.create(cms, { metadata: { name: 'owner' } });
+    await kube.create(cms, {
+      metadata: {
+        name: 'held',
+        finalizers: ['example.com/hold'],
+        ownerReferences: [ownerRef(owner, { blockOwnerDeletion: true })],
+      },
+    });
+    await kube.create(cms, { metadata: { name: 'free', ownerReferences: [ownerRef(owner)] } });
+    await kube.delete(`${cms}/owner`, { propagationPolicy: 'Foreground' });
+    await kube.delete('/api/v1/namespaces/held-ns');
+    await eventually('the free dependent is gone', async () => !(await kube.exists(`${cms}/free`)));
+    await first.close();
+
+    const second = await startTestApiServer({ dbPath });
+    try {
+      const kube2 = new TestClient(second.url);
+      await settle();
+      expect(await kube2.exists(`${cms}/owner`)).toBe(true);
+      expect(await kube2.exists('/api/v1/namespaces/held-ns')).toBe(true);
+      await kube2.update(`${cms}/held`, (o) => {
+        o.metadata.finalizers = [];
+      });
+      await eventually('the owner and the namespace are gone', async () => {
+        const left = await Promise.all([
+          kube2.exists(`${cms}/owner`),
+          kube2.exists('/api/v1/namespaces/held-ns'),
+        ]);
+        return left.every((e) => !e);
+      });
+    } finally {
+      await second.close();
+    }
+  });
 });
