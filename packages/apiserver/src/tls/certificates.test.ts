@@ -1,5 +1,5 @@
-import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { KeyObject, webcrypto, X509Certificate } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -149,6 +149,37 @@ describe('ensureCertificates', () => {
     writeFileSync(paths.key, readFileSync(otherPaths.key));
     const err = await expectCredentialError(ensureCertificates({ dir }), 'Mismatch', paths.cert);
     expect(err.message).toContain(`was not issued by ${paths.caCert}`);
+  });
+
+  it('refuses to issue a leaf from a CA key that is not ECDSA P-256', async () => {
+    const dir = tempDir();
+    const paths = certificatePaths(dir);
+    await import('reflect-metadata');
+    const x509 = await import('@peculiar/x509');
+    const algorithm = {
+      name: 'RSASSA-PKCS1-v1_5',
+      hash: 'SHA-256',
+      publicExponent: new Uint8Array([1, 0, 1]),
+      modulusLength: 1024,
+    };
+    const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+    const ca = await x509.X509CertificateGenerator.createSelfSigned(
+      {
+        name: 'CN=someone-else-ca',
+        keys,
+        signingAlgorithm: algorithm,
+        extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+      },
+      webcrypto,
+    );
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(paths.caCert, ca.toString('pem'));
+    writeFileSync(
+      paths.caKey,
+      KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }),
+    );
+    const err = await expectCredentialError(ensureCertificates({ dir }), 'Mismatch', paths.caKey);
+    expect(err.message).toContain(`${paths.caKey} is a rsa key; issuing ${paths.cert} needs`);
   });
 
   it('refuses half a pair and a leaf without its CA', async () => {

@@ -148,6 +148,14 @@ export async function ensureCertificates(
     if (isValidAt(loaded.cert, now)) leaf = { certPem: loaded.certPem, keyPem: loaded.keyPem };
   }
   if (leaf === undefined) {
+    // We issue with ECDSA P-256 only; a CA brought from elsewhere can still serve a leaf it made.
+    const { asymmetricKeyType, asymmetricKeyDetails } = ca.key;
+    if (asymmetricKeyType !== 'ec' || asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+      throw new CredentialError(
+        'Mismatch',
+        paths.caKey,
+        `${paths.caKey} is a ${asymmetricKeyType ?? 'unknown'} key; issuing ${paths.cert} needs an ECDSA P-256 CA key; provide ${paths.cert} and ${paths.key} too, or ${fix}`,
+      );
     leaf = await issueServingCertificate(ca, now, options.servingValidityDays ?? 365);
     writeFileAtomic(paths.key, leaf.keyPem, PRIVATE_FILE_MODE);
     writeFileAtomic(paths.cert, leaf.certPem, PUBLIC_FILE_MODE);
