@@ -315,3 +315,10 @@ export function childSchemaFor(schema: MergeSchema, pe: PathElement): MergeSchem
   }
   return schema.items();
 }
+
+/** The schema node at a path (MergeSchema's `at`): unknown fields and values are deduced. */
+export function schemaAt(schema: MergeSchema, path: FieldPath): MergeSchema {
+  let node = schema;
+  for (const pe of path) node = childSchemaFor(node, pe);
+  return node;
+}

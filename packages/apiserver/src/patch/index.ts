@@ -35,6 +35,7 @@ export {
   keyElement,
   valueElement,
   pathToString,
+  schemaAt,
   serializePathElement,
   parsePathElement,
   type FieldPath,

@@ -1,5 +1,6 @@
 import type { JSONSchemaProps } from '@agent-sandbox/kube-types';
 import { describe, expect, it } from 'vitest';
+import { fieldElement, keyElement, schemaAt } from './field-set.ts';
 import {
   builtinDefinitionNames,
   builtinMergeSchema,
@@ -76,6 +77,18 @@ describe('builtinMergeSchema (k8s OpenAPI, lazily resolved)', () => {
     if (c.strategies !== undefined) expect(node.patchStrategies).toEqual(c.strategies);
     if (c.mergeKey !== undefined) expect(node.patchMergeKey).toBe(c.mergeKey);
     if (c.mapType !== undefined) expect(node.mapType).toBe(c.mapType);
+  });
+
+  it('resolves field paths with schemaAt', () => {
+    const f = fieldElement;
+    const port = schemaAt(pod, [
+      f('spec'),
+      f('containers'),
+      keyElement([['name', 'a']]),
+      f('ports'),
+    ]);
+    expect(port.listMapKeys).toEqual(['containerPort', 'protocol']);
+    expect(schemaAt(pod, [f('spec'), f('nope'), f('deeper')]).kind).toBe('deduced');
   });
 
   it('knows list-map key defaults (ports protocol defaults to TCP)', () => {
