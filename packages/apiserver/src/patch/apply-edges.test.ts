@@ -178,4 +178,15 @@ describe('apply: edges', () => {
       ApplyConflictError,
     );
   });
+
+  it('rejects values of the wrong JSON type like the typed conversion does (500)', () => {
+    const body = widget({ replicas: 'three', paused: 1, selector: 'x', tags: 'a' });
+    expect(() => apply(undefined, body, opts('m'))).toThrow(
+      'failed to create typed patch object (default/w; example.com/v1, Kind=Widget): errors:\n' +
+        '  .spec.replicas: expected numeric (int or float), got string\n' +
+        '  .spec.paused: expected boolean, got 1\n' +
+        '  .spec.selector: expected map, got x\n' +
+        '  .spec.tags: expected list, got a',
+    );
+  });
 });

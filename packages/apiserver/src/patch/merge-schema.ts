@@ -13,6 +13,8 @@ export type MergeSchemaKind = 'scalar' | 'map' | 'list' | 'deduced';
 export type ListType = 'atomic' | 'set' | 'map';
 export type MapType = 'granular' | 'atomic';
 export type PatchStrategy = 'merge' | 'replace' | 'retainKeys';
+/** structured-merge-diff's scalar types; `untyped` accepts any scalar (int-or-string, Quantity). */
+export type ScalarType = 'string' | 'numeric' | 'boolean' | 'untyped';
 
 /**
  * One node of a merge schema. Nodes are immutable and resolved lazily; asking for a child never
@@ -45,6 +47,8 @@ export interface MergeSchema {
    * zero object (an empty Unstructured) has no fields at all.
    */
   readonly required: readonly string[];
+  /** For scalars: the JSON type a value must have. */
+  readonly scalarType: ScalarType;
   /** Whether strategic merge patch is allowed (built-in kinds only; CRs answer 415). */
   readonly strategicMergePatch: boolean;
   /** Declared struct fields, in schema order. */
@@ -113,6 +117,7 @@ class DeducedNode implements MergeSchema {
   readonly presentWhenZero = false;
   readonly defaultValue = undefined;
   readonly required = BASE.required;
+  readonly scalarType = 'untyped';
   constructor(readonly strategicMergePatch: boolean) {}
   fieldNames(): readonly string[] {
     return [];
@@ -141,6 +146,7 @@ class SchemaNode implements MergeSchema {
   readonly presentWhenZero: boolean;
   readonly defaultValue: unknown;
   readonly required: readonly string[];
+  readonly scalarType: ScalarType;
   readonly strategicMergePatch: boolean;
   private readonly raw: RawSchema;
   private readonly fields = new Map<string, MergeSchema>();
@@ -161,6 +167,7 @@ class SchemaNode implements MergeSchema {
     this.patchMergeKey = raw['x-kubernetes-patch-merge-key'];
     this.defaultValue = raw.default;
     this.required = ctx.goZero ? (raw.required ?? []) : [];
+    this.scalarType = scalarTypeOf(raw);
     this.presentWhenZero =
       ctx.goZero &&
       this.kind === 'map' &&
@@ -249,6 +256,16 @@ function kindOf(raw: RawSchema, isObjectRoot: boolean): MergeSchemaKind {
   // Quantity and friends are `oneOf` scalars.
   if (raw.oneOf !== undefined || raw.anyOf !== undefined) return 'scalar';
   return 'deduced';
+}
+
+function scalarTypeOf(raw: RawSchema): ScalarType {
+  if (raw['x-kubernetes-int-or-string'] === true || raw.format === 'int-or-string')
+    return 'untyped';
+  const type = Array.isArray(raw.type) ? raw.type[0] : raw.type;
+  if (type === 'string') return 'string';
+  if (type === 'integer' || type === 'number') return 'numeric';
+  if (type === 'boolean') return 'boolean';
+  return 'untyped';
 }
 
 /** Follow `$ref` and single-entry `allOf` wrappers; the wrapper's own extensions win. */

@@ -11,7 +11,7 @@ import {
   type FieldPath,
   type PathElement,
 } from './field-set.ts';
-import { deepEqual, isObject, type JsonObject } from './json-value.ts';
+import { deepEqual, goFormat, isObject, type JsonObject } from './json-value.ts';
 import { DEDUCED, type MergeSchema } from './merge-schema.ts';
 
 type Shape = 'leaf' | 'map' | 'list';
@@ -102,6 +102,33 @@ export function groupList(schema: MergeSchema, list: readonly unknown[] | undefi
   return { order, groups };
 }
 
+/** Go's `%T` of a decoded JSON value. */
+function goType(v: unknown): string {
+  if (Array.isArray(v)) return '[]interface {}';
+  if (isObject(v)) return 'map[string]interface {}';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return typeof v;
+}
+
+/** The validation error structured-merge-diff reports for a value of the wrong JSON type. */
+function typeMismatch(s: MergeSchema, v: unknown): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (s.kind === 'map' && !isObject(v)) return `expected map, got ${goFormat(v)}`;
+  if (s.kind === 'list' && !Array.isArray(v)) return `expected list, got ${goFormat(v)}`;
+  if (s.kind !== 'scalar' || s.scalarType === 'untyped') return undefined;
+  if (isObject(v) || Array.isArray(v)) return `expected ${s.scalarType}, got ${goType(v)}`;
+  if (s.scalarType === 'numeric' && typeof v !== 'number') {
+    return `expected numeric (int or float), got ${goType(v)}`;
+  }
+  if (s.scalarType === 'string' && typeof v !== 'string') {
+    return `expected string, got ${goFormat(v)}`;
+  }
+  if (s.scalarType === 'boolean' && typeof v !== 'boolean') {
+    return `expected boolean, got ${goFormat(v)}`;
+  }
+  return undefined;
+}
+
 export interface FieldSetOptions {
   /** Report fields the schema does not declare and list items without keys (for applied configs). */
   strict?: boolean;
@@ -122,6 +149,10 @@ export function toFieldSet(
   const walk = (v: unknown, s: MergeSchema, path: PathElement[]): void => {
     const shape = shapeOf(s, v);
     if (shape === 'leaf') {
+      if (options.strict) {
+        const problem = typeMismatch(s, v);
+        if (problem !== undefined) errors.push(`${pathToString(path)}: ${problem}`);
+      }
       // A null granular map or list sets nothing (doMap/doList on a nil value).
       const granular =
         (s.kind === 'map' && s.mapType === 'granular') ||
