@@ -1,40 +1,21 @@
 // Must show (issue 4), continued: kubectl delete --cascade=background|foreground|orphan with
 // owner and dependent ConfigMaps, wait --for=condition and --for=delete, and get --watch
 // --output-watch-events, against the embedded API server and its in-server garbage collector.
+import { describe, expect, it } from 'vitest';
 import {
-  readOurCrds,
-  startTestApiServer,
-  type TestApiServer,
-} from '@agent-sandbox/apiserver/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
+  condition,
   eventually,
-  Kubectl,
-  RawClient,
   sandboxManifest,
   uniqueName,
+  useKubectlServer,
   type JsonObject,
 } from './support.ts';
 
-let s: TestApiServer;
-let kubectl: Kubectl;
-let api: RawClient;
-const ns = uniqueName('lifecycle');
-const cms = `/api/v1/namespaces/${ns}/configmaps`;
-const sandboxes = `/apis/agents.x-k8s.io/v1beta1/namespaces/${ns}/sandboxes`;
+const env = useKubectlServer('lifecycle');
+const cms = `/api/v1/namespaces/${env.ns}/configmaps`;
+const sandboxes = `/apis/agents.x-k8s.io/v1beta1/namespaces/${env.ns}/sandboxes`;
 /** A finalizer only the test removes: it holds an object so the server's own steps show. */
 const HOLD = 'example.com/hold';
-
-beforeAll(async () => {
-  s = await startTestApiServer({ crds: readOurCrds() });
-  kubectl = new Kubectl(s.kubeconfigPath);
-  api = new RawClient(s.url);
-  await kubectl.ok(['create', 'namespace', ns]);
-});
-
-afterAll(async () => {
-  await s?.close();
-});
 
 /** An owner ConfigMap and a dependent pointing at it (blockOwnerDeletion), optionally held. */
 async function family(
@@ -42,10 +23,10 @@ async function family(
   holdOwner: boolean,
   holdDependent: boolean,
 ): Promise<{ owner: JsonObject; dependent: JsonObject }> {
-  const o = await api.create(cms, {
+  const o = await env.api.create(cms, {
     metadata: { name: owner, ...(holdOwner ? { finalizers: [HOLD] } : {}) },
   });
-  const d = await api.create(cms, {
+  const d = await env.api.create(cms, {
     metadata: {
       name: `${owner}-dep`,
       ...(holdDependent ? { finalizers: [HOLD] } : {}),
@@ -64,21 +45,28 @@ async function family(
 }
 
 async function current(name: string): Promise<JsonObject | undefined> {
-  const r = await api.get(`${cms}/${name}`);
+  const r = await env.api.get(`${cms}/${name}`);
   if (r.status === 404) return undefined;
   expect(r.status).toBe(200);
   return r.body;
 }
 
 async function release(name: string): Promise<void> {
-  await api.mergePatch(`${cms}/${name}`, { metadata: { finalizers: null } });
+  await env.api.mergePatch(`${cms}/${name}`, { metadata: { finalizers: null } });
 }
 
 describe('kubectl delete --cascade', () => {
   it('background: the owner goes at once, the collector deletes the dependent', async () => {
     const name = uniqueName('bg');
     await family(name, false, false);
-    const out = await kubectl.ok(['delete', 'configmap', name, '-n', ns, '--cascade=background']);
+    const out = await env.kubectl.ok([
+      'delete',
+      'configmap',
+      name,
+      '-n',
+      env.ns,
+      '--cascade=background',
+    ]);
     expect(out.trim()).toBe(`configmap "${name}" deleted`);
     expect(await current(name)).toBeUndefined();
     await eventually(
@@ -90,8 +78,8 @@ describe('kubectl delete --cascade', () => {
   it('foreground: foregroundDeletion holds the owner until the blocking dependent is gone', async () => {
     const name = uniqueName('fg');
     await family(name, false, true);
-    const out = await kubectl.ok([
-      ...['delete', 'configmap', name, '-n', ns],
+    const out = await env.kubectl.ok([
+      ...['delete', 'configmap', name, '-n', env.ns],
       ...['--cascade=foreground', '--wait=false'],
     ]);
     expect(out.trim()).toBe(`configmap "${name}" deleted`);
@@ -117,8 +105,8 @@ describe('kubectl delete --cascade', () => {
   it('orphan: the dependent loses its owner reference and stays', async () => {
     const name = uniqueName('orphan');
     await family(name, true, false);
-    const out = await kubectl.ok([
-      ...['delete', 'configmap', name, '-n', ns],
+    const out = await env.kubectl.ok([
+      ...['delete', 'configmap', name, '-n', env.ns],
       ...['--cascade=orphan', '--wait=false'],
     ]);
     expect(out.trim()).toBe(`configmap "${name}" deleted`);
@@ -140,7 +128,7 @@ describe('kubectl delete --cascade', () => {
     const name = uniqueName('orphan-fin');
     await family(name, true, true);
     // A dry run shows what the server does to the owner before any controller acts.
-    const r = await api.request('DELETE', `${cms}/${name}?dryRun=All`, {
+    const r = await env.api.request('DELETE', `${cms}/${name}?dryRun=All`, {
       kind: 'DeleteOptions',
       apiVersion: 'v1',
       propagationPolicy: 'Orphan',
@@ -156,26 +144,18 @@ describe('kubectl delete --cascade', () => {
 describe('kubectl wait', () => {
   it('--for=condition=Ready returns once the status subresource reports it', async () => {
     const name = uniqueName('wait');
-    await kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, ns));
-    const waiting = kubectl.run([
-      ...['wait', '--for=condition=Ready', `sandbox/${name}`, '-n', ns],
+    await env.kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, env.ns));
+    const waiting = env.kubectl.run([
+      ...['wait', '--for=condition=Ready', `sandbox/${name}`, '-n', env.ns],
       '--timeout=20s',
     ]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const got = await api.get(`${sandboxes}/${name}`);
+    const got = await env.api.get(`${sandboxes}/${name}`);
     // PUT on /status with the stored resourceVersion, as a controller would.
-    const put = await api.request('PUT', `${sandboxes}/${name}/status`, {
+    const put = await env.api.request('PUT', `${sandboxes}/${name}/status`, {
       ...got.body,
       status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'PodReady',
-            message: 'ready',
-            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-          },
-        ],
+        conditions: [condition('Ready', 'True', 'PodReady')],
       },
     });
     expect(put.status).toBe(200);
@@ -187,13 +167,13 @@ describe('kubectl wait', () => {
 
   it('--for=delete returns once the object is gone', async () => {
     const name = uniqueName('gone');
-    await kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, ns));
-    const waiting = kubectl.run([
-      ...['wait', '--for=delete', `sandbox/${name}`, '-n', ns],
+    await env.kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, env.ns));
+    const waiting = env.kubectl.run([
+      ...['wait', '--for=delete', `sandbox/${name}`, '-n', env.ns],
       '--timeout=20s',
     ]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const del = await api.request('DELETE', `${sandboxes}/${name}`);
+    const del = await env.api.request('DELETE', `${sandboxes}/${name}`);
     expect(del.status).toBe(200);
     const r = await waiting;
     expect(r.code).toBe(0);
@@ -204,31 +184,26 @@ describe('kubectl wait', () => {
 /** Runs `kubectl get sandboxes --watch --output-watch-events` through create, status, delete. */
 async function watchJourney(): Promise<{ name: string; lines: string[]; stderr: string }> {
   const watchNs = uniqueName('watch');
-  await kubectl.ok(['create', 'namespace', watchNs]);
+  await env.kubectl.ok(['create', 'namespace', watchNs]);
   const name = uniqueName('watched');
-  const watch = kubectl.stream([
+  const watch = env.kubectl.stream([
     ...['get', 'sandboxes', '-n', watchNs],
     ...['--watch', '--output-watch-events'],
   ]);
   try {
-    await kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, watchNs));
+    await env.kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, watchNs));
     await watch.next((l) => l.startsWith('ADDED'));
     const at = watch.lines.length;
-    await api.mergePatch(
+    await env.api.mergePatch(
       `/apis/agents.x-k8s.io/v1beta1/namespaces/${watchNs}/sandboxes/${name}/status`,
       {
         status: {
-          conditions: [
-            {
-              ...{ type: 'Ready', status: 'False', reason: 'PodPending', message: 'pending' },
-              lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-            },
-          ],
+          conditions: [condition('Ready', 'False', 'PodPending')],
         },
       },
     );
     await watch.next((l) => l.startsWith('MODIFIED'), at);
-    await kubectl.ok(['delete', 'sandbox', name, '-n', watchNs]);
+    await env.kubectl.ok(['delete', 'sandbox', name, '-n', watchNs]);
     await watch.next((l) => l.startsWith('DELETED'));
     return { name, lines: [...watch.lines], stderr: watch.stderr };
   } finally {

@@ -1,10 +1,16 @@
 // Shared helpers for the client journeys (issue 4 "Must show"): kubectl run asynchronously (the
 // API server under test lives in this process's event loop, so a synchronous child would
 // deadlock it), a line-streaming child for `--watch`, a small raw JSON client, and polling.
+import {
+  readOurCrds,
+  startTestApiServer,
+  type TestApiServer,
+} from '@agent-sandbox/apiserver/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The machine's kubectl (1.32); KUBECTL overrides it. */
 export const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
@@ -240,4 +246,36 @@ spec:
         - name: agent
           image: ${image}
 `;
+}
+
+export interface KubectlEnv {
+  server: TestApiServer;
+  kubectl: Kubectl;
+  api: RawClient;
+  /** A namespace of this file's own, created in beforeAll. */
+  ns: string;
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that start the embedded API server with our CRDs and create
+ * a namespace; the returned object is filled in by beforeAll.
+ */
+export function useKubectlServer(prefix: string): KubectlEnv {
+  const env = { ns: uniqueName(prefix) } as KubectlEnv;
+  beforeAll(async () => {
+    env.server = await startTestApiServer({ crds: readOurCrds() });
+    env.kubectl = new Kubectl(env.server.kubeconfigPath);
+    env.api = new RawClient(env.server.url);
+    await env.kubectl.ok(['create', 'namespace', env.ns]);
+  });
+  afterAll(async () => {
+    await env.server?.close();
+  });
+  return env;
+}
+
+/** A Ready (or other) condition as a controller would write it through the status subresource. */
+export function condition(type: string, status: string, reason: string, message = reason) {
+  const lastTransitionTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return { type, status, reason, message, lastTransitionTime };
 }
