@@ -104,6 +104,22 @@ describe('kubectl apply', () => {
       metadata: { generation: 2, managedFields: [{ manager: 'kubectl', operation: 'Apply' }] },
     });
   });
+
+  it('--server-side: a field dropped from the manifest is removed, then defaulted again', async () => {
+    const name = uniqueName('ssa-pool');
+    const pool = (spec: string): string =>
+      `apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxWarmPool\n` +
+      `metadata: {name: ${name}, namespace: ${env.ns}}\nspec: {sandboxTemplateRef: {name: t}${spec}}\n`;
+    await env.kubectl.ok(
+      ['apply', '--server-side', '-f', '-'],
+      pool(', replicas: 4, updateStrategy: {type: Recreate}'),
+    );
+    await env.kubectl.ok(['apply', '--server-side', '-f', '-'], pool(''));
+    const spec = await env.kubectl.ok([
+      ...['get', 'sandboxwarmpool', name, '-n', env.ns, '-o', 'jsonpath={.spec}'],
+    ]);
+    expect(JSON.parse(spec)).toEqual({ replicas: 1, sandboxTemplateRef: { name: 't' } });
+  });
 });
 
 describe('kubectl get and describe', () => {
@@ -142,6 +158,17 @@ describe('kubectl get and describe', () => {
     expect(lines[0]?.split(/\s+/)).toEqual(['NAME', 'READY', 'REASON', 'AGE']);
     const row = lines.find((l) => l.startsWith(`${name} `));
     expect(row?.split(/\s+/).slice(0, 3)).toEqual([name, 'True', 'PodReady']);
+  });
+
+  it('--chunk-size pages through a list with continue tokens', async () => {
+    const names = [1, 2, 3].map((i) => `${name}-page${i}`);
+    for (const n of names) await env.kubectl.ok(['create', 'configmap', n, '-n', env.ns]);
+    const out = await env.kubectl.ok([
+      ...['get', 'configmaps', '-n', env.ns, '--chunk-size=1', '-o', 'name'],
+    ]);
+    expect(out.trim().split('\n')).toEqual(
+      expect.arrayContaining(names.map((n) => `configmap/${n}`)),
+    );
   });
 
   it('-o jsonpath picks fields', async () => {

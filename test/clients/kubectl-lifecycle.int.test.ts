@@ -139,6 +139,29 @@ describe('kubectl delete --cascade', () => {
     await release(name);
     await release(`${name}-dep`);
   });
+
+  it('foreground on a Sandbox waits until the collector has deleted its ConfigMaps', async () => {
+    const name = uniqueName('owner');
+    await env.kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, env.ns));
+    const owner = (await env.api.get(`${sandboxes}/${name}`)).body;
+    const ref = { apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', name };
+    for (const i of [1, 2])
+      await env.api.create(cms, {
+        metadata: {
+          name: `${name}-cm${i}`,
+          ownerReferences: [
+            { ...ref, uid: owner.metadata?.uid, controller: true, blockOwnerDeletion: true },
+          ],
+        },
+      });
+    // kubectl's default --wait: it returns once the owner is gone.
+    const out = await env.kubectl.ok([
+      ...['delete', 'sandbox', name, '-n', env.ns, '--cascade=foreground'],
+    ]);
+    expect(out.trim()).toBe(`sandbox.agents.x-k8s.io "${name}" deleted`);
+    expect((await env.api.get(`${sandboxes}/${name}`)).status).toBe(404);
+    for (const i of [1, 2]) expect(await current(`${name}-cm${i}`)).toBeUndefined();
+  });
 });
 
 describe('kubectl wait', () => {

@@ -2,7 +2,7 @@
 // scale against the embedded API server. The strategic-patch-of-a-CR error was checked with this
 // kubectl against a real kube-apiserver 1.32 (test/cluster).
 import { describe, expect, it } from 'vitest';
-import { sandboxManifest, uniqueName, useKubectlServer } from './support.ts';
+import { condition, sandboxManifest, uniqueName, useKubectlServer } from './support.ts';
 
 const env = useKubectlServer('kubectl-patch');
 const sandboxes = `/apis/agents.x-k8s.io/v1beta1/namespaces/${env.ns}/sandboxes`;
@@ -44,6 +44,27 @@ describe('kubectl patch, label, annotate, scale', () => {
         },
       },
     });
+  });
+
+  it('patch --subresource=status sets a condition; main-resource patches cannot', async () => {
+    const name = uniqueName('status');
+    await env.kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, env.ns));
+    const status = JSON.stringify({ status: { conditions: [condition('Ready', 'True', 'Up')] } });
+    const main = await env.kubectl.ok([
+      ...['patch', 'sandbox', name, '-n', env.ns, '--type=merge', '-p', status],
+    ]);
+    expect(main.trim()).toBe(`sandbox.agents.x-k8s.io/${name} patched (no change)`);
+    const sub = await env.kubectl.ok([
+      ...['patch', 'sandbox', name, '-n', env.ns, '--subresource=status', '--type=merge'],
+      ...['-p', status],
+    ]);
+    expect(sub.trim()).toBe(`sandbox.agents.x-k8s.io/${name} patched`);
+    const ready = await env.kubectl.ok([
+      ...['get', 'sandbox', name, '-n', env.ns, '--subresource=status'],
+      ...['-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}'],
+    ]);
+    expect(ready).toBe('Up');
+    expect(await getSandbox(name)).toMatchObject({ metadata: { generation: 1 } });
   });
 
   it('a strategic patch of a Sandbox fails with 415 as on kube-apiserver', async () => {
