@@ -13,6 +13,7 @@ import {
   encodeManagedFields,
   managerIdentifier,
   managerName,
+  sameEntriesIgnoringTime,
   type ManagerMap,
 } from './managed-fields.ts';
 import type { MergeSchema } from './merge-schema.ts';
@@ -129,15 +130,12 @@ export function apply(
 
   // IgnoreManagedFieldsTimestampsTransformer: if only timestamps moved, keep the stored entries.
   const liveEntries = isObject(live?.metadata) ? live.metadata.managedFields : undefined;
-  if (live !== undefined && Array.isArray(liveEntries)) {
-    const strip = (es: readonly unknown[]): unknown[] =>
-      es.map((e) => (isObject(e) ? { ...e, time: undefined } : e));
-    if (
-      deepEqual(withoutManagedFields(live), merged) &&
-      deepEqual(strip(managedFields), strip(liveEntries))
-    ) {
-      managedFields = liveEntries as ManagedFieldsEntry[];
-    }
+  if (
+    live !== undefined &&
+    deepEqual(withoutManagedFields(live), merged) &&
+    sameEntriesIgnoringTime(managedFields, liveEntries)
+  ) {
+    managedFields = liveEntries as ManagedFieldsEntry[];
   }
   return { object: withManagedFields(merged, managedFields), managedFields };
 }

@@ -3,7 +3,7 @@
 // and the metadata fields kube never tracks.
 import type { ManagedFieldsEntry } from '@agent-sandbox/kube-types';
 import { FieldSet, fieldElement, type FieldPath } from './field-set.ts';
-import { compareStrings, isObject } from './json-value.ts';
+import { compareStrings, goJson, isObject } from './json-value.ts';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -201,3 +201,16 @@ export const STRIPPED_FIELDS: FieldSet = FieldSet.fromPaths([
   META('managedFields'),
   META('resourceVersion'),
 ]);
+
+/**
+ * Whether two managedFields lists hold the same entries apart from their timestamps and order
+ * (IgnoreManagedFieldsTimestampsTransformer's test for a write that only moved timestamps).
+ */
+export function sameEntriesIgnoringTime(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  const canonical = (es: unknown[]): string[] =>
+    es.map((e) => goJson(isObject(e) ? { ...e, time: undefined } : e)).sort();
+  const ca = canonical(a);
+  const cb = canonical(b);
+  return ca.every((x, i) => x === cb[i]);
+}

@@ -172,4 +172,28 @@ describe('updateManagedFields', () => {
       ['ctrl', 'status'],
     ]);
   });
+
+  it('returns the stored list verbatim, order included, when ownership does not change', () => {
+    const two = updateManagedFields(
+      created.object,
+      { ...created.object, status: { ready: 1 } },
+      w('ctrl', T1, { subresource: 'status' }),
+    );
+    const stored = [...two.managedFields].reverse();
+    const obj = {
+      ...two.object,
+      metadata: { ...(two.object.metadata as JsonObject), managedFields: stored },
+    };
+    const out = updateManagedFields(obj, structuredClone(obj), w('a', T2));
+    expect(out.managedFields).toBe(stored);
+    const applyOpts = { force: false, apiVersion: 'example.com/v1', schema: widgetSchema };
+    const first = apply(obj, widget({ replicas: 1 }), { ...applyOpts, manager: 'x', now: T2 });
+    const reordered = [...first.managedFields].reverse();
+    const live = {
+      ...first.object,
+      metadata: { ...(first.object.metadata as JsonObject), managedFields: reordered },
+    };
+    const again = apply(live, widget({ replicas: 1 }), { ...applyOpts, manager: 'x', now: T2 });
+    expect(again.managedFields).toBe(reordered);
+  });
 });

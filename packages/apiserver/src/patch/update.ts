@@ -112,6 +112,16 @@ export function updateManagedFields(
     });
   }
   capUpdateManagers(managers);
-  const managedFields = encodeManagedFields(managers);
+  let managedFields = encodeManagedFields(managers);
+  // A write that changed no ownership keeps the stored list verbatim, order included.
+  const stored = isObject(old?.metadata) ? old.metadata.managedFields : undefined;
+  const storedManagers = decodeManagedFields(stored);
+  if (
+    Array.isArray(stored) &&
+    storedManagers !== undefined &&
+    JSON.stringify(encodeManagedFields(storedManagers)) === JSON.stringify(managedFields)
+  ) {
+    managedFields = stored as ManagedFieldsEntry[];
+  }
   return { object: withManagedFields(newObj, managedFields), managedFields };
 }
