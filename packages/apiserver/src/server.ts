@@ -61,6 +61,8 @@ export const VERSION_INFO = {
   platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
 };
 
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/version']);
+
 const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export class ApiServer {
@@ -148,7 +150,13 @@ export class ApiServer {
     const url = new URL(request.url);
     if (this.#options.token !== undefined) {
       const auth = request.headers.get('authorization');
-      if (auth !== `Bearer ${this.#options.token}`) {
+      // Like kube's system:public-info-viewer: health and version are readable anonymously; a
+      // wrong token is refused everywhere (semantics doc §11).
+      const publicInfo =
+        auth === null &&
+        request.method === 'GET' &&
+        PUBLIC_PATHS.has(url.pathname.replace(/\/+$/, ''));
+      if (!publicInfo && auth !== `Bearer ${this.#options.token}`) {
         return jsonResponse(
           {
             kind: 'Status',

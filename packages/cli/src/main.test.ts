@@ -136,9 +136,23 @@ describe('agent-sandbox CLI', () => {
     expect((await runCli(['validate', '-f', '-', '--partial'], wrong)).code).toBe(1);
   });
 
-  it('explains the start command is not implemented yet', async () => {
-    const result = await runCli(['start']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/not implemented yet/);
+  it('starts the embedded mode and says what it does not run yet', async () => {
+    const dir = tempDir({});
+    const abort = new AbortController();
+    const io = { stdout: '', stderr: '' };
+    const { runStart } = await import('./commands/start.ts');
+    const done = runStart(
+      { dataDir: join(dir, 'state'), port: 0 },
+      {
+        stdout: (t) => void (io.stdout += t),
+        stderr: (t) => void (io.stderr += t),
+        stdin: () => '',
+      },
+      { signal: abort.signal },
+    );
+    await expect.poll(() => io.stdout + io.stderr, { timeout: 20_000 }).toMatch(/kubeconfig/);
+    abort.abort();
+    expect(await done).toBe(0);
+    expect(io.stderr).toMatch(/not part of the embedded mode yet/);
   });
 });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { addApiserverCommand } from './commands/apiserver.ts';
 import { runManifestsCrds } from './commands/manifests.ts';
-import { runStart } from './commands/start.ts';
+import { addStartCommand } from './commands/start.ts';
 import { runValidate } from './commands/validate.ts';
 import type { CommandIO } from './io.ts';
 import { ManifestReadError } from './manifest-reader.ts';
@@ -85,10 +85,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .description('the four CustomResourceDefinitions')
     .action(() => setExit(runManifestsCrds(io)));
 
-  program
-    .command('start')
-    .description('run agent-sandbox on this machine (embedded API server, controllers, node agent)')
-    .action(() => setExit(runStart(io)));
+  addStartCommand(program, io, setExit);
 
   addApiserverCommand(program, io, setExit);
 
