@@ -80,6 +80,22 @@ const ok: { name: string; doc: unknown; ops: unknown[]; result: unknown }[] = [
     result: { foo: ['bar', ['abc', 'def']] },
   },
   {
+    name: 'test of a missing path against null passes (evanphx/json-patch)',
+    doc: { a: 1 },
+    ops: [{ op: 'test', path: '/b', value: null }],
+    result: { a: 1 },
+  },
+  {
+    name: 'operations see the effect of earlier ones',
+    doc: { a: 1 },
+    ops: [
+      { op: 'add', path: '/b', value: { c: 1 } },
+      { op: 'test', path: '/b/c', value: 1 },
+      { op: 'move', from: '/b/c', path: '/d' },
+    ],
+    result: { a: 1, b: {}, d: 1 },
+  },
+  {
     name: 'copy',
     doc: { metadata: { labels: { a: '1' } } },
     ops: [{ op: 'copy', from: '/metadata/labels/a', path: '/metadata/labels/b' }],

@@ -36,14 +36,20 @@ export function applyJsonPatch(target: unknown, ops: unknown): unknown {
     );
   }
   try {
-    const result = fastJsonPatch.applyPatch(
-      target,
-      structuredClone(ops) as Operation[],
-      /* validateOperation */ true,
-      /* mutateDocument */ false,
-      /* banPrototypeModifications */ true,
-    );
-    return result.newDocument;
+    let doc: unknown = structuredClone(target);
+    (structuredClone(ops) as Operation[]).forEach((op, index) => {
+      // evanphx/json-patch (what kube uses) lets `test` of a missing path against null pass.
+      if (op.op === 'test' && (op.value ?? null) === null && isMissing(doc, op.path)) return;
+      doc = fastJsonPatch.applyOperation(
+        doc,
+        op,
+        /* validateOperation */ true,
+        /* mutateDocument */ true,
+        /* banPrototypeModifications */ true,
+        index,
+      ).newDocument;
+    });
+    return doc;
   } catch (err: unknown) {
     if (err instanceof fastJsonPatch.JsonPatchError) {
       throw new PatchError('JsonPatchFailed', GENERIC_422_MESSAGE, {
@@ -54,6 +60,14 @@ export function applyJsonPatch(target: unknown, ops: unknown): unknown {
       });
     }
     throw err;
+  }
+}
+
+function isMissing(doc: unknown, path: string): boolean {
+  try {
+    return fastJsonPatch.getValueByPointer(doc, path) === undefined;
+  } catch {
+    return true;
   }
 }
 
