@@ -96,27 +96,18 @@ const BUILTIN_DEFS = (openapi as unknown as { schemas: Record<string, RawSchema>
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const REF_PREFIX = '#/components/schemas/';
 
-const BASE = {
-  mapType: 'granular' as MapType,
-  listType: 'atomic' as ListType,
-  listMapKeys: [] as readonly string[],
-  patchStrategies: [] as readonly PatchStrategy[],
-  patchMergeKey: undefined,
-  presentWhenZero: false,
-  defaultValue: undefined,
-  required: [] as readonly string[],
-};
+const NONE: readonly never[] = [];
 
 class DeducedNode implements MergeSchema {
   readonly kind = 'deduced';
-  readonly mapType = BASE.mapType;
-  readonly listType = BASE.listType;
-  readonly listMapKeys = BASE.listMapKeys;
-  readonly patchStrategies = BASE.patchStrategies;
+  readonly mapType = 'granular';
+  readonly listType = 'atomic';
+  readonly listMapKeys = NONE;
+  readonly patchStrategies = NONE;
   readonly patchMergeKey = undefined;
   readonly presentWhenZero = false;
   readonly defaultValue = undefined;
-  readonly required = BASE.required;
+  readonly required = NONE;
   readonly scalarType = 'untyped';
   constructor(readonly strategicMergePatch: boolean) {}
   fieldNames(): readonly string[] {

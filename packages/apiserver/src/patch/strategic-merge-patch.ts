@@ -16,7 +16,7 @@ const UNSUPPORTED_MESSAGE =
   'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
 
 /** An error the real server passes through untyped: 500, no reason, the raw message. */
-export function smpFailure(message: string): PatchError {
+function smpFailure(message: string): PatchError {
   return new PatchError('StrategicMergePatchFailed', message, { statusCode: 500, reason: '' });
 }
 
