@@ -28,6 +28,7 @@ export {
   type ListType,
   type MapType,
   type PatchStrategy,
+  type ScalarType,
 } from './merge-schema.ts';
 export {
   FieldSet,
