@@ -17,33 +17,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { listen } from '../../packages/apiserver/src/node-server.ts';
-import { ApiServer } from '../../packages/apiserver/src/server.ts';
-import { openStore, type Store } from '../../packages/apiserver/src/storage/index.ts';
-import { eventually, freePort, RawClient, uniqueName } from './support.ts';
-
-interface Running {
-  store: Store;
-  api: RawClient;
-  stop(): Promise<void>;
-}
-
-/** Our own starter: startTestApiServer has no port option and does not expose the store. */
-async function startOn(dbPath: string, port: number): Promise<Running> {
-  const store = openStore({ path: dbPath });
-  const server = new ApiServer({ store });
-  server.start();
-  const listening = await listen(server, port);
-  return {
-    store,
-    api: new RawClient(listening.url),
-    stop: async () => {
-      await listening.close();
-      server.stop();
-      store.close();
-    },
-  };
-}
+import {
+  eventually,
+  freePort,
+  startServerOn,
+  uniqueName,
+  type RunningServer as Running,
+} from './support.ts';
 
 /** An informer on the ConfigMaps of `namespace` that records events, lists and errors. */
 class TrackedInformer {
@@ -125,14 +105,14 @@ async function setUp(): Promise<{
   const ctx = {
     dbPath,
     port,
-    running: await startOn(dbPath, port),
+    running: await startServerOn(dbPath, port),
     informer: new TrackedInformer(`http://127.0.0.1:${port}`, NS),
     /** Stops the server, waits until the informer has failed to reach it, starts it again. */
     restart: async () => {
       const errors = ctx.informer.errors;
       await ctx.running.stop();
       await eventually(() => (ctx.informer.errors > errors ? true : undefined), 'a watch error');
-      ctx.running = await startOn(dbPath, port);
+      ctx.running = await startServerOn(dbPath, port);
     },
   };
   cleanups.push(async () => {
@@ -194,12 +174,12 @@ it('replays changes made while it could not reach the server', async () => {
 
   await ctx.running.stop();
   // The same database served on another port, which the informer does not know.
-  const elsewhere = await startOn(ctx.dbPath, 0);
+  const elsewhere = await startServerOn(ctx.dbPath, 0);
   await elsewhere.api.mergePatch(`${cms}/${a}`, { data: { v: '2' } });
   await elsewhere.api.request('DELETE', `${cms}/${b}`);
   await elsewhere.api.create(cms, configMap(c, '1'));
   await elsewhere.stop();
-  ctx.running = await startOn(ctx.dbPath, ctx.port);
+  ctx.running = await startServerOn(ctx.dbPath, ctx.port);
 
   await ctx.informer.converged([`${a}=2`, `${c}=1`]);
   expect(ctx.informer.events.slice(2)).toEqual([`update ${a} 2`, `delete ${b} 1`, `add ${c} 1`]);
@@ -215,14 +195,14 @@ it('relists after a 410 when its resourceVersion was compacted away', async () =
   await ctx.informer.converged([`${a}=1`, `${b}=1`]);
 
   await ctx.running.stop();
-  const elsewhere = await startOn(ctx.dbPath, 0);
+  const elsewhere = await startServerOn(ctx.dbPath, 0);
   await elsewhere.api.mergePatch(`${cms}/${a}`, { data: { v: '2' } });
   await elsewhere.api.request('DELETE', `${cms}/${b}`);
   await elsewhere.api.create(cms, configMap(c, '1'));
   const compactedTo = elsewhere.store.compact(0);
   expect(compactedTo).toBe(elsewhere.store.currentRevision);
   await elsewhere.stop();
-  ctx.running = await startOn(ctx.dbPath, ctx.port);
+  ctx.running = await startServerOn(ctx.dbPath, ctx.port);
 
   await ctx.informer.converged([`${a}=2`, `${c}=1`]);
   expect(ctx.informer.lists).toBe(2);

@@ -1,17 +1,13 @@
 // Must show (issue 4): the upstream Python `kubernetes` client from PyPI lists and watches
 // against the embedded API server. The client lives in a venv outside the repo, created once and
 // reused (python/list_and_watch.py does the listing and watching and prints JSON).
-import {
-  readOurCrds,
-  startTestApiServer,
-  type TestApiServer,
-} from '@agent-sandbox/apiserver/testing';
+import { readOurCrds } from '@agent-sandbox/apiserver/testing';
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RawClient, runProgram, uniqueName } from './support.ts';
+import { runProgram, startServerOn, uniqueName, type RunningServer } from './support.ts';
 
 /** kubernetes-client/python, latest on PyPI on 2026-11-30; supports Python 3.9+ (tested with 3.11). */
 const PIN = '37.0.2';
@@ -20,7 +16,8 @@ const VENV =
   process.env.AGENT_SANDBOX_PYCLIENT_VENV ??
   join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agent-sandbox', `pyclient-${PIN}`);
 const VENV_PYTHON = join(VENV, 'bin', 'python');
-const SCRIPT = fileURLToPath(new URL('./python/list_and_watch.py', import.meta.url));
+const script = (name: string): string =>
+  fileURLToPath(new URL(`./python/${name}`, import.meta.url));
 
 async function installedVersion(): Promise<string | undefined> {
   if (!existsSync(VENV_PYTHON)) return undefined;
@@ -72,13 +69,13 @@ interface ScriptOutput {
   sandboxEvents: [string, string, Record<string, string> | null][];
 }
 
-let s: TestApiServer;
+let s: RunningServer;
 const ns = uniqueName('python');
 
 beforeAll(async () => {
   await ensureClient();
-  s = await startTestApiServer({ crds: readOurCrds() });
-  const api = new RawClient(s.url);
+  s = await startServerOn(':memory:', 0, readOurCrds());
+  const api = s.api;
   await api.create('/api/v1/namespaces', { metadata: { name: ns } });
   for (const [name, labels] of [
     ['cm-a', { journey: 'python' }],
@@ -98,14 +95,20 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await s?.close();
+  await s?.stop();
 });
 
-it('lists namespaces, ConfigMaps and Sandboxes, and watches ConfigMaps and Sandboxes', async () => {
-  const r = await runProgram(VENV_PYTHON, [SCRIPT, s.kubeconfigPath, ns], { timeoutMs: 50_000 });
+async function runScript(name: string, ...args: string[]): Promise<unknown> {
+  const r = await runProgram(VENV_PYTHON, [script(name), s.kubeconfigPath, ...args], {
+    timeoutMs: 50_000,
+  });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  const out = JSON.parse(r.stdout) as ScriptOutput;
+  return JSON.parse(r.stdout);
+}
+
+it('lists namespaces, ConfigMaps and Sandboxes, and watches ConfigMaps and Sandboxes', async () => {
+  const out = (await runScript('list_and_watch.py', ns)) as ScriptOutput;
   expect(out.clientVersion).toBe(PIN);
 
   expect(out.namespaces).toEqual(expect.arrayContaining(['default', 'kube-system', ns]));
@@ -129,4 +132,28 @@ it('lists namespaces, ConfigMaps and Sandboxes, and watches ConfigMaps and Sandb
     ['MODIFIED', 'py-sandbox', { seen: 'yes' }],
     ['DELETED', 'py-sandbox', { seen: 'yes' }],
   ]);
+});
+
+it('gets 410 Expired when watching from a compacted resourceVersion, then relists', async () => {
+  const watchNs = uniqueName('python-410');
+  await s.api.create('/api/v1/namespaces', { metadata: { name: watchNs } });
+  const cms = `/api/v1/namespaces/${watchNs}/configmaps`;
+  const first = await s.api.create(cms, { metadata: { name: 'first' } });
+  await s.api.create(cms, { metadata: { name: 'second' } });
+  await s.api.request('DELETE', `${cms}/first`);
+  const compacted = s.store.compact(0);
+  const rv = first.metadata?.resourceVersion ?? '';
+  const out = (await runScript('watch_expired.py', watchNs, rv)) as {
+    events: unknown[];
+    error?: { status: number; reason: string };
+    relisted: string[];
+    afterRelist: unknown[];
+  };
+  expect(out.events).toEqual([]);
+  expect(out.error).toEqual({
+    status: 410,
+    reason: `Expired: too old resource version: ${rv} (${compacted})`,
+  });
+  expect(out.relisted).toEqual(['second']);
+  expect(out.afterRelist).toEqual([]);
 });

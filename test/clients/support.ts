@@ -1,16 +1,24 @@
 // Shared helpers for the client journeys (issue 4 "Must show"): kubectl run asynchronously (the
 // API server under test lives in this process's event loop, so a synchronous child would
 // deadlock it), a line-streaming child for `--watch`, a small raw JSON client, and polling.
+import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import {
+  kubeconfigFor,
   readOurCrds,
   startTestApiServer,
   type TestApiServer,
 } from '@agent-sandbox/apiserver/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll } from 'vitest';
+import { listen } from '../../packages/apiserver/src/node-server.ts';
+import { ApiServer } from '../../packages/apiserver/src/server.ts';
+import { openStore, type Store } from '../../packages/apiserver/src/storage/index.ts';
 
 /** The machine's kubectl (1.32); KUBECTL overrides it. */
 export const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
@@ -278,4 +286,43 @@ export function useKubectlServer(prefix: string): KubectlEnv {
 export function condition(type: string, status: string, reason: string, message = reason) {
   const lastTransitionTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return { type, status, reason, message, lastTransitionTime };
+}
+
+export interface RunningServer {
+  url: string;
+  kubeconfigPath: string;
+  /** The server's revision log, for what no API reaches (compaction). */
+  store: Store;
+  api: RawClient;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded server on `dbPath` and `port` (0: any): startTestApiServer has no port
+ * option and does not expose the store, which restart and compaction tests need.
+ */
+export async function startServerOn(
+  dbPath: string,
+  port: number,
+  crds?: readonly CustomResourceDefinition[],
+): Promise<RunningServer> {
+  const store = openStore({ path: dbPath });
+  const server = new ApiServer({ store, ...(crds ? { crds } : {}) });
+  server.start();
+  const listening = await listen(server, port);
+  const dir = mkdtempSync(join(tmpdir(), 'clients-kubeconfig-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfigPath, kubeconfigFor(listening.url));
+  return {
+    url: listening.url,
+    kubeconfigPath,
+    store,
+    api: new RawClient(listening.url),
+    stop: async () => {
+      await listening.close();
+      server.stop();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
