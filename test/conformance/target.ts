@@ -24,6 +24,8 @@ export interface Target {
   name: 'embedded' | 'cluster';
   kubeconfigPath: string;
   request(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
+  /** One attempt, without retrying 429 Too Many Requests. */
+  requestOnce(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
   /** Opens a watch and collects events until `count` arrived or `timeoutMs` passed. */
   watch(
     path: string,
@@ -102,7 +104,18 @@ export function targetFor(name: Target['name'], kubeconfigPath: string): Target 
   return {
     name,
     kubeconfigPath,
-    request(method, path, opts = {}) {
+    async request(method, path, opts = {}) {
+      // Like client-go, retry 429s (API priority and fairness under bursts) after Retry-After.
+      for (let attempt = 1; ; attempt++) {
+        const res = await this.requestOnce(method, path, opts);
+        if (res.status !== 429 || attempt >= 10) return res;
+        const retryAfter = Number(res.headers['retry-after'] ?? '1');
+        await new Promise((r) =>
+          setTimeout(r, Math.min(Number.isFinite(retryAfter) ? retryAfter : 1, 5) * 1000),
+        );
+      }
+    },
+    requestOnce(method, path, opts = {}) {
       const encoded =
         opts.body === undefined
           ? undefined

@@ -5,7 +5,9 @@ import {
   builtinMergeSchema,
   crdMergeSchema,
   DEDUCED,
+  resetFieldsFor,
   updateManagedFields,
+  type FieldSet,
   type MergeSchema,
 } from '../patch/index.ts';
 import { formatTime, type KubeObject } from '../objects.ts';
@@ -32,6 +34,16 @@ export function mergeSchemaFor(r: ResourceInfo, version: string): MergeSchema {
   return schema;
 }
 
+/** Fields this endpoint resets and so nobody owns through it (status on the main resource, ...). */
+export function ignoredFieldsFor(call: Call): FieldSet | undefined {
+  const r = call.r;
+  return resetFieldsFor({
+    resource: r.group === '' ? r.plural : `${r.plural}.${r.group}`,
+    ...(call.req.subresource ? { subresource: call.req.subresource } : {}),
+    crdStatusSubresource: r.crd !== undefined && r.hasStatus,
+  });
+}
+
 /** Records `manager`'s Update of `next` over `old` in next.metadata.managedFields. */
 export function trackUpdate(
   parts: ServerParts,
@@ -40,12 +52,14 @@ export function trackUpdate(
   next: KubeObject,
   manager: string,
 ): KubeObject {
+  const ignored = ignoredFieldsFor(call);
   const result = updateManagedFields(old, next, {
     manager,
     apiVersion: groupVersion(call.r.group, call.version),
     schema: mergeSchemaFor(call.r, call.version),
     now: formatTime(parts.ctx.now()),
     ...(call.req.subresource === 'status' ? { subresource: 'status' } : {}),
+    ...(ignored ? { ignoredFields: ignored } : {}),
   });
   return result.object as KubeObject;
 }

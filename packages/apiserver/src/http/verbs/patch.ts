@@ -15,7 +15,7 @@ import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
 import { admitObject } from '../admission.ts';
 import type { Call, ServerParts } from '../context.ts';
-import { mergeSchemaFor } from '../managed-fields.ts';
+import { ignoredFieldsFor, mergeSchemaFor } from '../managed-fields.ts';
 import { managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { requireNamespace } from './namespaces.ts';
@@ -111,6 +111,8 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
         schema,
         now: formatTime(parts.ctx.now()),
         ...(call.req.subresource === 'status' ? { subresource: 'status' } : {}),
+        ...ignoredOption(call),
+        kind: r.kind,
       }).object as KubeObject;
     } else {
       const patched =
@@ -179,4 +181,11 @@ function applyCreate(
     encode(parts.codec.toVersion(r, admitted, r.storageVersion)),
   );
   return jsonResponse(parts.codec.decode(r, written, call.version), 201, call.warnings);
+}
+
+function ignoredOption(call: Call): {
+  ignoredFields?: NonNullable<ReturnType<typeof ignoredFieldsFor>>;
+} {
+  const ignored = ignoredFieldsFor(call);
+  return ignored ? { ignoredFields: ignored } : {};
 }
