@@ -51,7 +51,10 @@ export function clientFor(name: string, kubeconfigPath: string): Client {
   };
   // One keep-alive pool per target; watches get their own agent so they never hold a socket
   // the request pool needs.
-  const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 256 };
+  // `timeout` drops a pooled socket after 4 s idle, before Node's server closes it at 5 s
+  // (keepAliveTimeout): otherwise a phase that starts after another target's phase may write
+  // into a socket the server is closing and get "socket hang up".
+  const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 256, timeout: 4000 };
   const agent = https ? new HttpsAgent({ ...agentOptions, ...tls }) : new HttpAgent(agentOptions);
   const watchAgent = https
     ? new HttpsAgent({ keepAlive: false, maxSockets: Infinity, ...tls })
@@ -74,14 +77,14 @@ export function clientFor(name: string, kubeconfigPath: string): Client {
     body: string | undefined,
     which: HttpAgent,
     onResponse: (res: IncomingMessage) => void,
-    onError: (err: Error) => void,
+    onError: (err: Error, reusedSocket: boolean) => void,
   ): (() => void) => {
     const url = new URL(path, base);
     const options = { method, headers: headers(body), agent: which };
     const req = https
       ? httpsRequest(url, options as Parameters<typeof httpsRequest>[1], onResponse)
       : httpRequest(url, options, onResponse);
-    req.on('error', onError);
+    req.on('error', (err) => onError(err, req.reusedSocket));
     req.end(body);
     return () => req.destroy();
   };
@@ -90,30 +93,38 @@ export function clientFor(name: string, kubeconfigPath: string): Client {
     name,
     request(method, path, body) {
       const encoded = body === undefined ? undefined : JSON.stringify(body);
-      return new Promise((resolve, reject) => {
-        send(
-          method,
-          path,
-          encoded,
-          agent,
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              let parsed: unknown = text;
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                // Not JSON (a plain-text error page): keep the text for the error message.
-              }
-              resolve({ status: res.statusCode ?? 0, body: parsed });
-            });
-            res.on('error', reject);
-          },
-          reject,
-        );
-      });
+      const attempt = (retry: boolean): Promise<Response> =>
+        new Promise((resolve, reject) => {
+          send(
+            method,
+            path,
+            encoded,
+            agent,
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => {
+                const text = Buffer.concat(chunks).toString('utf8');
+                let parsed: unknown = text;
+                try {
+                  parsed = JSON.parse(text);
+                } catch {
+                  // Not JSON (a plain-text error page): keep the text for the error message.
+                }
+                resolve({ status: res.statusCode ?? 0, body: parsed });
+              });
+              res.on('error', reject);
+            },
+            (err, reusedSocket) => {
+              // The server closed a pooled socket as we reused it: the request never arrived
+              // (Node's documented case for one retry).
+              const reset = (err as NodeJS.ErrnoException).code === 'ECONNRESET';
+              if (retry && reusedSocket && reset) attempt(false).then(resolve, reject);
+              else reject(err);
+            },
+          );
+        });
+      return attempt(true);
     },
     watch(path, onEvent) {
       let buffer = '';

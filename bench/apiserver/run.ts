@@ -2,7 +2,8 @@
 // the same client, on loopback. Prints throughput, latency and server-CPU tables with ratios
 // (embedded / kube), writes bench/results/apiserver-<timestamp>.json and a ratio chart (.svg).
 //
-//   npx tsx bench/apiserver/run.ts [--quick] [--targets kube,mem,file,file-tls]
+//   npx tsx bench/apiserver/run.ts [--quick] [--targets kube,mem,file,file-tls,file-normal] [--shared-cluster]
+//   (targets: kube, mem, file, file-tls, file-normal; kube is required, as the baseline)
 //
 // Workloads run interleaved (each workload on every target in turn) so a change in background
 // load hits all targets alike. See bench/README.md for how to read the output.
@@ -39,6 +40,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     targets: { type: 'string', default: TARGET_KEYS.join(',') },
+    'shared-cluster': { type: 'boolean', default: false },
   },
 });
 const sizes = values.quick ? QUICK : DEFAULT;
@@ -52,9 +54,14 @@ if (!keys.includes('kube')) throw new Error('--targets must include kube (the ba
 const RUN_LIMIT_MS = (values.quick ? 3 : 20) * 60_000;
 const watchdog = setTimeout(() => {
   console.error(`bench: gave up after ${RUN_LIMIT_MS / 60_000} min`);
-  process.exit(2);
+  void cleanup().finally(() => process.exit(2));
 }, RUN_LIMIT_MS);
 watchdog.unref();
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    console.error(`bench: ${signal}, stopping the servers`);
+    void cleanup().finally(() => process.exit(130));
+  });
 
 const startedAt = new Date();
 const runId = startedAt.getTime().toString(36);
@@ -73,13 +80,33 @@ async function namespace(t: BenchTarget, suffix: string): Promise<string> {
   return name;
 }
 
-/** Runs one workload on every target in turn, recording server CPU per op where readable. */
-async function step(name: string, run: (t: BenchTarget) => Promise<Result | undefined>) {
+let cleaning: Promise<void> | undefined;
+/** Deletes our namespaces and stops every server this run started; once. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const t of targets) {
+      for (const ns of namespaces.get(t) ?? []) await deleteNamespace(t.client, ns);
+      await t.stop().catch((err: unknown) => log(`stop ${t.key}: ${String(err)}`));
+    }
+  })();
+  return cleaning;
+}
+
+/**
+ * Runs one workload on every target in turn, recording server CPU per op where readable. A target
+ * that fails (e.g. its server went away) is logged and skipped; the others carry on.
+ */
+async function step(name: string, run: (t: BenchTarget) => Promise<Result>): Promise<void> {
   for (const t of targets) {
     const cpu0 = cpuSeconds(t.pids);
-    const r = await run(t);
+    let r: Result;
+    try {
+      r = await run(t);
+    } catch (err) {
+      log(`${name} ${t.key}: failed: ${String(err)}`);
+      continue;
+    }
     const cpu1 = cpuSeconds(t.pids);
-    if (!r) continue;
     if (cpu0 !== undefined && cpu1 !== undefined && r.ops > 0)
       r.serverCpuMsPerOp = Math.round(((cpu1 - cpu0) * 1000 * 1000) / r.ops) / 1000;
     results.push(r);
@@ -93,7 +120,7 @@ async function step(name: string, run: (t: BenchTarget) => Promise<Result | unde
 try {
   for (const key of keys) {
     log(`starting ${key}`);
-    const t = await startTarget(key);
+    const t = await startTarget(key, { sharedCluster: values['shared-cluster'], log });
     targets.push(t);
     namespaces.set(t, []);
   }
@@ -207,8 +234,5 @@ try {
   console.log(`wrote ${jsonPath}`);
   console.log(`wrote ${svgPath}`);
 } finally {
-  for (const t of targets) {
-    for (const ns of namespaces.get(t) ?? []) await deleteNamespace(t.client, ns);
-    await t.stop().catch((err: unknown) => log(`stop ${t.key}: ${String(err)}`));
-  }
+  await cleanup();
 }

@@ -1,19 +1,24 @@
 // The API servers under test, each reached through the same client (client.ts):
-//   kube      kube-apiserver v1.36.3 + etcd of test/cluster (HTTPS, admin client certificate)
+//   kube      kube-apiserver v1.36.3 + etcd of test/cluster (HTTPS, admin client certificate): by
+//             default a private cluster this run starts and stops (its own state dir and ports,
+//             one fake node), so no other session's tests load it or `down` it mid-run
 //   mem       the embedded server in this process, in-memory SQLite, plain HTTP
 //   file      the embedded server in its own process, SQLite file (synchronous=FULL), plain HTTP
 //   file-tls  as file, over HTTPS with a bearer token (how `agent-sandbox apiserver` serves)
+//   file-normal  as file, with synchronous=NORMAL (no fsync per commit, like the harness's etcd)
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { clusterOptions, ensureCluster } from '../../test/support/cluster.ts';
+import { clusterOptions, ensureCluster, stopCluster } from '../../test/support/cluster.ts';
+import type { ClusterOptions } from '../../test/cluster/src/options.ts';
 import { clientFor, type Client } from './client.ts';
 
-export const TARGET_KEYS = ['kube', 'mem', 'file', 'file-tls'] as const;
+export const TARGET_KEYS = ['kube', 'mem', 'file', 'file-tls', 'file-normal'] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 export const TARGET_DESCRIPTIONS: Record<TargetKey, string> = {
@@ -22,6 +27,8 @@ export const TARGET_DESCRIPTIONS: Record<TargetKey, string> = {
   file: 'embedded ApiServer in its own node process, SQLite file with WAL and synchronous=FULL, plain HTTP',
   'file-tls':
     'embedded ApiServer in its own node process, SQLite file (synchronous=FULL), HTTPS + bearer token',
+  'file-normal':
+    'as file, with synchronous=NORMAL (no fsync per commit; the closer match to etcd --unsafe-no-fsync)',
 };
 
 export interface BenchTarget {
@@ -34,10 +41,16 @@ export interface BenchTarget {
 
 const PROCESS_SCRIPT = fileURLToPath(new URL('./embedded-process.ts', import.meta.url));
 
-export async function startTarget(key: TargetKey): Promise<BenchTarget> {
+export interface StartOptions {
+  /** Reuse the shared cluster of `npm run cluster -- up` instead of starting a private one. */
+  sharedCluster: boolean;
+  log: (message: string) => void;
+}
+
+export async function startTarget(key: TargetKey, options: StartOptions): Promise<BenchTarget> {
   switch (key) {
     case 'kube':
-      return startKube();
+      return startKube(options);
     case 'mem': {
       const server = await startTestApiServer({ crds: readOurCrds() });
       const client = clientFor(key, server.kubeconfigPath);
@@ -53,25 +66,68 @@ export async function startTarget(key: TargetKey): Promise<BenchTarget> {
     }
     case 'file':
     case 'file-tls':
-      return startProcess(key, key === 'file-tls');
+    case 'file-normal':
+      return startProcess(key, key === 'file-tls', key === 'file-normal' ? 'normal' : 'full');
   }
 }
 
-async function startKube(): Promise<BenchTarget> {
-  const { kubeconfig } = await ensureCluster();
-  const client = clientFor('kube', kubeconfig);
-  const pids: number[] = [];
+async function startKube(options: StartOptions): Promise<BenchTarget> {
+  const overrides: Partial<ClusterOptions> = options.sharedCluster ? {} : await privateCluster();
+  if (overrides.stateDir)
+    options.log(`kube: private cluster in ${overrides.stateDir}, ports ${overrides.portBase}+`);
+  let stopKube = async (): Promise<void> => undefined;
+  if (!options.sharedCluster)
+    stopKube = async () => {
+      await stopCluster(overrides);
+      if (overrides.stateDir) rmSync(overrides.stateDir, { recursive: true, force: true });
+    };
   try {
-    const state = JSON.parse(
-      readFileSync(join(clusterOptions().stateDir, 'cluster.json'), 'utf8'),
-    ) as { processes?: { name: string; pid: number }[] };
-    for (const p of state.processes ?? [])
-      if (p.name === 'kube-apiserver' || p.name === 'etcd') pids.push(p.pid);
-  } catch {
-    // No cluster.json (prebuilt elsewhere): CPU and RSS columns stay empty for kube.
+    const { kubeconfig } = await ensureCluster(overrides);
+    const client = clientFor('kube', kubeconfig);
+    const pids: number[] = [];
+    try {
+      const state = JSON.parse(
+        readFileSync(join(clusterOptions(overrides).stateDir, 'cluster.json'), 'utf8'),
+      ) as { processes?: { name: string; pid: number }[] };
+      for (const p of state.processes ?? [])
+        if (p.name === 'kube-apiserver' || p.name === 'etcd') pids.push(p.pid);
+    } catch {
+      // No cluster.json: the CPU and RSS columns stay empty for kube.
+    }
+    await installCrds(client);
+    return {
+      key: 'kube',
+      client,
+      pids,
+      stop: async () => {
+        client.close();
+        await stopKube();
+      },
+    };
+  } catch (err) {
+    await stopKube();
+    throw err;
   }
-  await installCrds(client);
-  return { key: 'kube', client, pids, stop: async () => client.close() };
+}
+
+/** A state dir of our own and six free loopback ports below the ephemeral range. */
+async function privateCluster(): Promise<{ stateDir: string; portBase: number; nodes: number }> {
+  const free = (port: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (let base = 32420; base < 32760; base += 10) {
+    const ports = Array.from({ length: 6 }, (_, i) => base + i);
+    if ((await Promise.all(ports.map(free))).every(Boolean))
+      return {
+        stateDir: mkdtempSync(join(tmpdir(), 'bench-apiserver-cluster-')),
+        portBase: base,
+        nodes: 1,
+      };
+  }
+  throw new Error('no six free ports in 32420..32759 for a private cluster; try --shared-cluster');
 }
 
 /** Our CRDs, so Sandboxes can be created on kube-apiserver too; 409 means already there. */
@@ -95,9 +151,14 @@ async function installCrds(client: Client): Promise<void> {
   }
 }
 
-async function startProcess(key: TargetKey, tls: boolean): Promise<BenchTarget> {
+async function startProcess(
+  key: TargetKey,
+  tls: boolean,
+  synchronous: 'full' | 'normal',
+): Promise<BenchTarget> {
   const dir = mkdtempSync(join(tmpdir(), `bench-apiserver-${key}-`));
-  const args = ['--import', 'tsx', PROCESS_SCRIPT, '--dir', dir, ...(tls ? ['--tls'] : [])];
+  const args = ['--import', 'tsx', PROCESS_SCRIPT, '--dir', dir, '--synchronous', synchronous];
+  if (tls) args.push('--tls');
   const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
