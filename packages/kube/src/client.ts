@@ -1,0 +1,376 @@
+// KubeClient: generic REST verbs over undici (ADR 0008). Every verb is addressed by a
+// ResourceRef; every failure is a KubeError, and every server failure an ApiError with the
+// server's Status (STYLE error rules 1–3).
+import type { KubeObject, Status } from '@agent-sandbox/kube-types';
+import { readFileSync } from 'node:fs';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { realClock, sleep, type Clock } from './clock.ts';
+import { apiErrorFromResponse, InvalidArgumentError, KubeError } from './errors.ts';
+import type { KubeConfig } from './kubeconfig.ts';
+import { TokenBucket } from './rate-limiter.ts';
+import { qualifiedResource, resourcePath, type ResourceRef } from './resources.ts';
+import type {
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  ListResult,
+  Patch,
+  PatchOptions,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from './types.ts';
+import { readWatchStream } from './watch-stream.ts';
+
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<Response>;
+
+export interface KubeClientOptions {
+  config: KubeConfig;
+  /** Client-side requests per second; <= 0 disables limiting. @default -1 (the manager flag's default) */
+  qps?: number;
+  /** Token-bucket size. @default 10 */
+  burst?: number;
+  /** Deadline of each non-watch request. @default 30_000 */
+  timeoutMs?: number;
+  /** @default 'agent-sandbox' */
+  userAgent?: string;
+  clock?: Clock;
+  /** Transport; @default undici's fetch with an Agent built from `config`'s TLS settings. */
+  fetch?: FetchLike;
+}
+
+const TOKEN_FILE_TTL_MS = 60_000;
+const MAX_429_RETRIES = 3;
+
+interface RequestSpec {
+  method: string;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  context: string;
+  /** No client deadline (watch streams). */
+  stream?: boolean;
+  signal?: AbortSignal;
+}
+
+export class KubeClient {
+  readonly config: KubeConfig;
+  readonly #timeoutMs: number;
+  readonly #userAgent: string;
+  readonly #limiter: TokenBucket;
+  readonly #clock: Clock;
+  readonly #agent: Agent | undefined;
+  readonly #fetch: FetchLike;
+  #token: { value: string; readAt: number } | undefined;
+
+  constructor(options: KubeClientOptions) {
+    if (!options.config?.server) throw new InvalidArgumentError('config.server is required');
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    if (!(timeoutMs > 0)) throw new InvalidArgumentError(`timeoutMs must be > 0, got ${timeoutMs}`);
+    this.config = options.config;
+    this.#timeoutMs = timeoutMs;
+    this.#userAgent = options.userAgent ?? 'agent-sandbox';
+    this.#clock = options.clock ?? realClock;
+    this.#limiter = new TokenBucket({
+      qps: options.qps ?? -1,
+      burst: options.burst ?? 10,
+      clock: this.#clock,
+    });
+    if (options.fetch) {
+      this.#fetch = options.fetch;
+    } else {
+      const c = options.config;
+      const agent = new Agent({
+        // Watches are long and quiet; their lifetime is bounded by timeoutSeconds instead.
+        bodyTimeout: 0,
+        connect: {
+          rejectUnauthorized: !c.insecureSkipTlsVerify,
+          ...(c.caPem ? { ca: c.caPem } : {}),
+          ...(c.clientCertPem ? { cert: c.clientCertPem } : {}),
+          ...(c.clientKeyPem ? { key: c.clientKeyPem } : {}),
+          ...(c.tlsServerName ? { servername: c.tlsServerName } : {}),
+        },
+      });
+      this.#agent = agent;
+      this.#fetch = (url, init) =>
+        undiciFetch(url, { ...init, dispatcher: agent }) as unknown as Promise<Response>;
+    }
+  }
+
+  async get<T extends KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    options: GetOptions = {},
+  ): Promise<T> {
+    return this.#json<T>({
+      method: 'GET',
+      path: resourcePath(ref, namespace, name),
+      query: { resourceVersion: options.resourceVersion },
+      context: `get ${describe(ref, namespace, name)}`,
+    });
+  }
+
+  async list<T extends KubeObject>(
+    ref: ResourceRef,
+    namespace?: string,
+    options: ListOptions = {},
+  ): Promise<ListResult<T>> {
+    const list = await this.#json<ListResult<T>>({
+      method: 'GET',
+      path: resourcePath(ref, namespace),
+      query: { ...options },
+      context: `list ${describe(ref, namespace)}`,
+    });
+    return { ...list, items: list.items ?? [] };
+  }
+
+  async create<T extends KubeObject>(
+    ref: ResourceRef,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#json<T>({
+      method: 'POST',
+      path: resourcePath(ref, obj.metadata.namespace),
+      query: writeQuery(options),
+      body: obj,
+      context: `create ${describe(ref, obj.metadata.namespace, obj.metadata.name ?? obj.metadata.generateName)}`,
+    });
+  }
+
+  /** PUT; fails with Conflict when `obj.metadata.resourceVersion` is stale. */
+  async update<T extends KubeObject>(
+    ref: ResourceRef,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#put(ref, obj, undefined, options);
+  }
+
+  /** PUT to the status subresource: only `status` changes. */
+  async updateStatus<T extends KubeObject>(
+    ref: ResourceRef,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#put(ref, obj, 'status', options);
+  }
+
+  async patch<T extends KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    patch: Patch,
+    options: PatchOptions = {},
+  ): Promise<T> {
+    if (patch.type === 'apply' && !options.fieldManager)
+      throw new InvalidArgumentError('fieldManager is required for an apply patch');
+    if (options.force && patch.type !== 'apply')
+      throw new InvalidArgumentError('force is only valid for an apply patch');
+    const contentType = {
+      merge: 'application/merge-patch+json',
+      json: 'application/json-patch+json',
+      strategic: 'application/strategic-merge-patch+json',
+      apply: 'application/apply-patch+yaml', // JSON is valid YAML
+    }[patch.type];
+    return this.#json<T>({
+      method: 'PATCH',
+      path: resourcePath(ref, namespace, name, options.subresource),
+      query: { ...writeQuery(options), force: options.force ? true : undefined },
+      body: patch.type === 'json' ? patch.ops : patch.body,
+      contentType,
+      context: `patch ${describe(ref, namespace, name)}`,
+    });
+  }
+
+  /**
+   * Deletes an object. Resolves to the object when the server returns it (deletion pending on
+   * finalizers, or kinds such as Pods that return the deleted object), else undefined.
+   */
+  async delete<T extends KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions = {},
+  ): Promise<T | undefined> {
+    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+    if (options.propagationPolicy) body['propagationPolicy'] = options.propagationPolicy;
+    if (options.gracePeriodSeconds !== undefined)
+      body['gracePeriodSeconds'] = options.gracePeriodSeconds;
+    if (options.preconditions) body['preconditions'] = options.preconditions;
+    if (options.dryRun) body['dryRun'] = ['All'];
+    const res = await this.#json<T | Status>({
+      method: 'DELETE',
+      path: resourcePath(ref, namespace, name),
+      body,
+      context: `delete ${describe(ref, namespace, name)}`,
+    });
+    return res.kind === 'Status' ? undefined : (res as T);
+  }
+
+  /**
+   * Watches a collection (semantics §4). The request is made when iteration starts; a non-200
+   * answer throws ApiError. An in-stream ERROR throws ApiError (410 → `isGone`) and closes the
+   * stream at once, so a server that keeps the stream open cannot hang the caller. The
+   * iteration ends normally when the server ends the stream or `signal` aborts.
+   */
+  watch<T extends KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    options: WatchOptions = {},
+  ): AsyncIterable<WatchEvent<T>> {
+    const { signal, ...params } = options;
+    const context = `watch ${describe(ref, namespace)}`;
+    const spec: RequestSpec = {
+      method: 'GET',
+      path: resourcePath(ref, namespace),
+      query: { watch: true, ...params },
+      context,
+      stream: true,
+      ...(signal ? { signal } : {}),
+    };
+    const send = (): Promise<Response> => this.#send(spec);
+    return {
+      async *[Symbol.asyncIterator]() {
+        let res: Response;
+        try {
+          res = await send();
+        } catch (err: unknown) {
+          if (signal?.aborted) return;
+          throw err;
+        }
+        if (!res.body) return;
+        yield* readWatchStream<T>(res.body, context, signal);
+      },
+    };
+  }
+
+  /** Raw request for paths the verbs do not cover (discovery, /healthz); throws ApiError on failure. */
+  async request(method: string, path: string, body?: unknown): Promise<unknown> {
+    return this.#json<unknown>({ method, path, body, context: `${method} ${path}` });
+  }
+
+  /** Closes idle connections and aborts open ones (watch streams). */
+  async close(): Promise<void> {
+    await this.#agent?.destroy();
+  }
+
+  async #put<T extends KubeObject>(
+    ref: ResourceRef,
+    obj: T,
+    subresource: string | undefined,
+    options: WriteOptions,
+  ): Promise<T> {
+    const { namespace, name } = obj.metadata;
+    if (!name) throw new InvalidArgumentError('update needs metadata.name');
+    return this.#json<T>({
+      method: 'PUT',
+      path: resourcePath(ref, namespace, name, subresource),
+      query: writeQuery(options),
+      body: obj,
+      context: `update ${describe(ref, namespace, name)}${subresource ? `/${subresource}` : ''}`,
+    });
+  }
+
+  async #json<T>(spec: RequestSpec): Promise<T> {
+    const res = await this.#send(spec);
+    const text = await res.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause: unknown) {
+      throw new KubeError(`${spec.context}: response is not JSON`, { cause, code: 'Network' });
+    }
+  }
+
+  /** Sends with rate limiting, auth, deadline and 429 retries; returns a 2xx response. */
+  async #send(spec: RequestSpec): Promise<Response> {
+    const url = new URL(this.config.server + spec.path);
+    for (const [k, v] of Object.entries(spec.query ?? {}))
+      if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': this.#userAgent,
+    };
+    const auth = this.#authorization();
+    if (auth) headers['Authorization'] = auth;
+    if (spec.body !== undefined) headers['Content-Type'] = spec.contentType ?? 'application/json';
+    for (let attempt = 0; ; attempt++) {
+      await this.#limiter.acquire(spec.signal);
+      const signals = spec.signal ? [spec.signal] : [];
+      const deadline = spec.stream ? undefined : AbortSignal.timeout(this.#timeoutMs);
+      if (deadline) signals.push(deadline);
+      let res: Response;
+      try {
+        res = await this.#fetch(url.toString(), {
+          method: spec.method,
+          headers,
+          ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
+          signal: AbortSignal.any(signals),
+        });
+      } catch (cause: unknown) {
+        if (deadline?.aborted)
+          throw new KubeError(`${spec.context}: no answer within ${this.#timeoutMs} ms`, {
+            cause,
+            code: 'Timeout',
+          });
+        if (spec.signal?.aborted)
+          throw new KubeError(`${spec.context}: aborted`, { cause, code: 'Aborted' });
+        throw new KubeError(`${spec.context}: ${errorText(cause)}`, { cause, code: 'Network' });
+      }
+      if (res.ok) return res;
+      const body = await res.text();
+      if (res.status === 429 && attempt < MAX_429_RETRIES) {
+        // client-go honours Retry-After on 429 (semantics §0); cap it so shutdown stays prompt.
+        const seconds = Number(res.headers.get('retry-after') ?? '1');
+        await sleep(
+          this.#clock,
+          Math.min(Number.isFinite(seconds) ? seconds : 1, 10) * 1000,
+          spec.signal,
+        );
+        continue;
+      }
+      throw apiErrorFromResponse(spec.context, res.status, body);
+    }
+  }
+
+  #authorization(): string | undefined {
+    const c = this.config;
+    if (c.tokenFile) {
+      const now = this.#clock.now();
+      if (!this.#token || now - this.#token.readAt > TOKEN_FILE_TTL_MS)
+        this.#token = { value: readFileSync(c.tokenFile, 'utf8').trim(), readAt: now };
+      return `Bearer ${this.#token.value}`;
+    }
+    if (c.token) return `Bearer ${c.token}`;
+    if (c.username !== undefined && c.password !== undefined)
+      return `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
+    return undefined;
+  }
+}
+
+function writeQuery(o: WriteOptions): Record<string, string | undefined> {
+  return {
+    fieldManager: o.fieldManager,
+    dryRun: o.dryRun ? 'All' : undefined,
+    fieldValidation: o.fieldValidation,
+  };
+}
+
+function describe(ref: ResourceRef, namespace?: string, name?: string): string {
+  const q = qualifiedResource(ref);
+  const where = ref.namespaced && namespace ? `${namespace}/` : '';
+  return name === undefined ? `${q}${namespace ? ` in ${namespace}` : ''}` : `${q} ${where}${name}`;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return `${err.message}${cause}`;
+  }
+  return String(err);
+}

@@ -1,0 +1,3 @@
+// @agent-sandbox/kube/testing: helpers for tests (no fake client: STYLE "Test layout").
+export { FakeClock } from './fake-clock.ts';
+export { configMap } from './builders.ts';
