@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuTable, latencyTable, ratioChart, throughputTable, type Report } from './report.ts';
-import type { Result } from './stats.ts';
+import { mergeRounds, type Result } from './stats.ts';
 import {
   cpuSeconds,
   rssMb,
@@ -93,27 +93,44 @@ function cleanup(): Promise<void> {
 }
 
 /**
- * Runs one workload on every target in turn, recording server CPU per op where readable. A target
- * that fails (e.g. its server went away) is logged and skipped; the others carry on.
+ * Runs one workload on every target in turn, `rounds` times (each round starts with the next
+ * target), and records the merged result with the server CPU per op where readable. A target that
+ * fails (e.g. its server went away) is logged and skipped; the others carry on.
  */
-async function step(name: string, run: (t: BenchTarget) => Promise<Result>): Promise<void> {
-  for (const t of targets) {
-    const cpu0 = cpuSeconds(t.pids);
-    let r: Result;
-    try {
-      r = await run(t);
-    } catch (err) {
-      log(`${name} ${t.key}: failed: ${String(err)}`);
-      continue;
+async function step(
+  name: string,
+  run: (t: BenchTarget, round: number) => Promise<Result>,
+  rounds = 1,
+): Promise<void> {
+  const perTarget = new Map<BenchTarget, { results: Result[]; cpu: number | undefined }>();
+  for (let round = 0; round < rounds; round++) {
+    const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
+    for (const t of order) {
+      const cpu0 = cpuSeconds(t.pids);
+      let r: Result;
+      try {
+        r = await run(t, round);
+      } catch (err) {
+        log(`${name} ${t.key}: failed: ${String(err)}`);
+        continue;
+      }
+      const cpu1 = cpuSeconds(t.pids);
+      const entry = perTarget.get(t) ?? { results: [], cpu: 0 };
+      entry.results.push(r);
+      entry.cpu =
+        entry.cpu !== undefined && cpu0 !== undefined && cpu1 !== undefined
+          ? entry.cpu + cpu1 - cpu0
+          : undefined;
+      perTarget.set(t, entry);
+      const err = r.errors > 0 ? ` errors=${r.errors} (${r.firstError})` : '';
+      log(
+        `${name}${rounds > 1 ? ` round ${round + 1}/${rounds}` : ''} ${t.key}: ${r.ops}/${r.planned} in ${r.seconds}s, ${r.throughput} ${r.unit}, p50 ${r.latencyMs?.p50} ms${err}`,
+      );
     }
-    const cpu1 = cpuSeconds(t.pids);
-    if (cpu0 !== undefined && cpu1 !== undefined && r.ops > 0)
-      r.serverCpuMsPerOp = Math.round(((cpu1 - cpu0) * 1000 * 1000) / r.ops) / 1000;
-    results.push(r);
-    const err = r.errors > 0 ? ` errors=${r.errors} (${r.firstError})` : '';
-    log(
-      `${name} ${t.key}: ${r.ops}/${r.planned} in ${r.seconds}s, ${r.throughput} ${r.unit}, p50 ${r.latencyMs?.p50} ms${err}`,
-    );
+  }
+  for (const t of targets) {
+    const entry = perTarget.get(t);
+    if (entry) results.push(mergeRounds(entry.results, entry.cpu));
   }
 }
 
@@ -155,8 +172,16 @@ try {
 
   for (const c of sizes.concurrency)
     for (const kind of KINDS) {
-      await step(`create ${kind} c=${c}`, (t) => createWorkload(datasets.get(t)!, kind, c, sizes));
-      await step(`update ${kind} c=${c}`, (t) => updateWorkload(datasets.get(t)!, kind, c, sizes));
+      await step(
+        `create ${kind} c=${c}`,
+        (t, round) => createWorkload(datasets.get(t)!, kind, c, sizes, round),
+        sizes.rounds,
+      );
+      await step(
+        `update ${kind} c=${c}`,
+        (t, round) => updateWorkload(datasets.get(t)!, kind, c, sizes, round),
+        sizes.rounds,
+      );
     }
   for (const kind of KINDS)
     for (const paged of [false, true])

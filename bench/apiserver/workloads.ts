@@ -20,8 +20,13 @@ export interface Sizes {
   pageSize: number;
   /** Objects per kind created (at concurrency 8) before measuring, in a namespace of its own. */
   warmup: number;
-  /** Upper bound on one workload on one target. */
+  /** Upper bound on one workload on one target (one round). */
   phaseSeconds: number;
+  /**
+   * Rounds of each create and update workload, interleaved across targets; the table shows the
+   * median round's throughput. Each round creates `n` new objects.
+   */
+  rounds: number;
 }
 
 export const QUICK: Sizes = {
@@ -34,10 +39,11 @@ export const QUICK: Sizes = {
   pageSize: 500,
   warmup: 30,
   phaseSeconds: 10,
+  rounds: 1,
 };
 
 export const DEFAULT: Sizes = {
-  n: 500,
+  n: 250,
   concurrency: [1, 8, 32],
   watchers: [1, 10, 50],
   writes: 200,
@@ -46,6 +52,7 @@ export const DEFAULT: Sizes = {
   pageSize: 500,
   warmup: 100,
   phaseSeconds: 40,
+  rounds: 3,
 };
 
 export type Kind = 'configmaps' | 'sandboxes';
@@ -159,6 +166,7 @@ function result(
     throughput: o.seconds > 0 ? Math.round((o.done / o.seconds) * 10) / 10 : 0,
     unit,
     latencyMs: summarize(o.latencies),
+    samplesMs: o.latencies,
   };
   if (o.firstError !== undefined) r.firstError = o.firstError;
   return r;
@@ -180,6 +188,11 @@ export async function deleteNamespace(client: Client, name: string): Promise<voi
   await client.request('DELETE', `/api/v1/namespaces/${name}`).catch(() => undefined);
 }
 
+/** Names of the objects one create round makes, e.g. cm-r0-c8-00042. */
+function prefix(kind: Kind, round: number, c: number): string {
+  return `${kind === 'configmaps' ? 'cm' : 'sb'}-r${round}-c${c}-`;
+}
+
 /** Per-target state the create, update and list workloads share. */
 export interface Dataset {
   client: Client;
@@ -193,19 +206,19 @@ export async function createWorkload(
   kind: Kind,
   c: number,
   sizes: Sizes,
-  label = `create ${kind} c=${c}`,
+  round = 0,
 ): Promise<Result> {
   const path = collection(kind, d.namespace);
   const created: Obj[] = [];
   const outcome = await pool(sizes.n, c, sizes.phaseSeconds, async (i) => {
-    const name = `${kind === 'configmaps' ? 'cm' : 'sb'}-c${c}-${String(i).padStart(5, '0')}`;
+    const name = `${prefix(kind, round, c)}${String(i).padStart(5, '0')}`;
     const res = await d.client.request('POST', path, sample(kind, name, i));
     if (res.status !== 201) return describeFailure(res.status, res.body);
     created.push(res.body as Obj);
     return undefined;
   });
   d.objects[kind].push(...created);
-  return result(label, d.client.name, sizes.n, 'ops/s', outcome);
+  return result(`create ${kind} c=${c}`, d.client.name, sizes.n, 'ops/s', outcome);
 }
 
 export async function updateWorkload(
@@ -213,10 +226,11 @@ export async function updateWorkload(
   kind: Kind,
   c: number,
   sizes: Sizes,
+  round = 0,
 ): Promise<Result> {
   const path = collection(kind, d.namespace);
-  const prefix = `${kind === 'configmaps' ? 'cm' : 'sb'}-c${c}-`;
-  const targets = d.objects[kind].filter((o) => o.metadata.name.startsWith(prefix));
+  const start = prefix(kind, round, c);
+  const targets = d.objects[kind].filter((o) => o.metadata.name.startsWith(start));
   const outcome = await pool(targets.length, c, sizes.phaseSeconds, async (i) => {
     const obj = targets[i]!;
     // PUT with the resourceVersion the create returned: optimistic concurrency, as controllers do.
