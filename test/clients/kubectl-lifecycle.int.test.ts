@@ -251,7 +251,7 @@ describe('kubectl get --watch', () => {
   // (`application/json;as=Table;v=v1;g=meta.k8s.io,...`) streams plain objects instead of one-row
   // Tables (semantics doc §10.1), so kubectl falls back to NAME/AGE and drops the printer columns:
   // header `EVENT NAME AGE` instead of kube-apiserver's `EVENT NAME READY REASON AGE`.
-  it.fails('prints the printer columns while watching (needs Table watch events)', async () => {
+  it('prints the printer columns while watching (Table watch events)', async () => {
     const { name, lines } = await watchJourney();
     expect(lines[0]?.split(/\s+/)).toEqual(['EVENT', 'NAME', 'READY', 'REASON', 'AGE']);
     const modified = lines.find((l) => l.startsWith('MODIFIED'));

@@ -11,12 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCluster } from '../support/cluster.ts';
 import { runCase, type ConformanceCase } from './case.ts';
 import { DISCOVERY_CASES } from './cases/discovery.ts';
+import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
 import { VALIDATION_CASES } from './cases/validation.ts';
 import { KNOWN_DIFFERENCES } from './known-differences.ts';
 import { targetFor, type Target } from './target.ts';
 
-const CASES: ConformanceCase[] = [...DISCOVERY_CASES, ...PER_KIND_CASES, ...VALIDATION_CASES];
+const CASES: ConformanceCase[] = [
+  ...DISCOVERY_CASES,
+  ...PER_KIND_CASES,
+  ...VALIDATION_CASES,
+  ...LIFECYCLE_CASES,
+];
 
 async function installCrds(t: Target): Promise<void> {
   for (const crd of readOurCrds()) {

@@ -2,6 +2,10 @@
 // belongs to, the stored object (in its storage version: the controllers edit metadata only, so
 // no conversion is needed), and metadata writes that finish a deletion when they remove the last
 // finalizer, as an update through the API does (semantics doc §2, §9.2).
+import { updateManagedFields } from '../patch/index.ts';
+import { mergeSchemaFor } from '../http/managed-fields.ts';
+import { formatTime } from '../objects.ts';
+import { groupVersion } from '../resources/resource.ts';
 import type { KubeObject } from '../objects.ts';
 import { encode } from '../resource-store.ts';
 import type { ResourceRegistry } from '../resources/registry.ts';
@@ -118,8 +122,18 @@ export function writeStored(
   const current = readStored(store, key);
   if (!current) return 'missing';
   if (expectedUid !== undefined && current.obj.metadata.uid !== expectedUid) return 'missing';
-  const next = structuredClone(current.obj);
+  let next = structuredClone(current.obj);
   if (!mutate(next)) return 'unchanged';
+  if (isResourceInfo(r)) {
+    // Controllers write as kube-controller-manager does: their changes move field ownership
+    // like any Update (removed owner references leave their previous owners' entries).
+    next = updateManagedFields(current.obj, next, {
+      manager: CONTROLLER_MANAGER,
+      apiVersion: groupVersion(r.group, r.storageVersion),
+      schema: mergeSchemaFor(r, r.storageVersion),
+      now: formatTime(new Date()),
+    }).object as KubeObject;
+  }
   if (shouldDeleteDuringUpdate(r, next)) {
     store.delete(key, current.stored.revision);
     return 'deleted';
@@ -137,4 +151,11 @@ export function withoutFinalizer(obj: KubeObject, finalizer: string): boolean {
   if (rest.length > 0) obj.metadata.finalizers = rest;
   else delete obj.metadata.finalizers;
   return true;
+}
+
+/** The field manager of the in-server controllers' writes (kube's controllers' User-Agent). */
+export const CONTROLLER_MANAGER = 'kube-controller-manager';
+
+function isResourceInfo(r: Pick<ResourceInfo, 'group' | 'plural'>): r is ResourceInfo {
+  return 'storageVersion' in r && 'versions' in r;
 }

@@ -25,6 +25,31 @@ export function requestedTable(req: Request): 'v1' | 'v1beta1' | undefined {
   return undefined;
 }
 
+/** A one-row Table for a watch event; only the first event of a stream carries the columns (§10). */
+export function tableForEvent(
+  parts: ServerParts,
+  call: Call,
+  obj: KubeObject,
+  version: 'v1' | 'v1beta1',
+  first: boolean,
+): unknown {
+  const { r } = call;
+  try {
+    return buildTable({
+      resource: r.group === '' ? r.plural : `${r.group}/${r.plural}`,
+      ...(r.crd ? { columns: r.printerColumns(call.version) ?? [] } : {}),
+      objects: [obj],
+      includeObject: call.url.searchParams.get('includeObject') ?? undefined,
+      now: parts.ctx.now(),
+      noHeaders: !first,
+      tableVersion: version,
+    });
+  } catch (err: unknown) {
+    if (err instanceof TableError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
 export function tableResponse(
   parts: ServerParts,
   call: Call,

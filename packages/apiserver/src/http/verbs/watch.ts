@@ -9,6 +9,7 @@ import type { WatchEvent } from '../../storage/store.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { isTrueParam } from '../options.ts';
 import { listFilter } from './filter.ts';
+import { requestedTable, tableForEvent } from '../tables.ts';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -37,6 +38,8 @@ export function watch(parts: ServerParts, call: Call): Response {
   const sendInitial = isTrueParam(url.searchParams.get('sendInitialEvents'));
   const timeoutSeconds = Number(url.searchParams.get('timeoutSeconds') ?? '0');
   const encoder = new TextEncoder();
+  // `kubectl get --watch` asks for Table events (semantics doc §10).
+  const table = requestedTable(call.http);
   const store = parts.store;
 
   let cleanup = (): void => {};
@@ -44,8 +47,13 @@ export function watch(parts: ServerParts, call: Call): Response {
     start(controller) {
       let closed = false;
       let lastRevision = 0;
+      let firstRow = true;
       const send = (type: EventType, object: unknown): void => {
         if (closed) return;
+        if (table && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')) {
+          object = tableForEvent(parts, call, object as KubeObject, table, firstRow);
+          firstRow = false;
+        }
         controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
       };
       const close = (): void => {
