@@ -2,6 +2,8 @@
 // (ApiServer), its socket adapter (listen), the SQLite store, and the data-dir credentials
 // (CA, serving certificate, bearer token, kubeconfig; ADR 0007).
 export { ApiServer, type ApiServerOptions } from './server.ts';
+export type { PodStreams, PodStreamSubresource } from './http/verbs/pod-streams.ts';
+export type { Converter } from './resource-store.ts';
 export { listen, type ListenOptions, type ListeningServer } from './node-server.ts';
 export {
   openStore,

@@ -22,6 +22,7 @@ import { create } from './http/verbs/create.ts';
 import { deleteCollection, deleteObject } from './http/verbs/delete.ts';
 import { patch } from './http/verbs/patch.ts';
 import { scale } from './http/verbs/scale.ts';
+import { podStream, POD_STREAM_SUBRESOURCES, type PodStreams } from './http/verbs/pod-streams.ts';
 import { get, list } from './http/verbs/read.ts';
 import { update } from './http/verbs/update.ts';
 import { watch } from './http/verbs/watch.ts';
@@ -40,6 +41,8 @@ export interface ApiServerOptions {
   crds?: readonly CustomResourceDefinition[];
   /** Bearer token every request must carry; unset means no authentication (tests). */
   token?: string;
+  /** Serves pods/log, exec, attach and portforward (the node agent, in the embedded mode). */
+  podStreams?: PodStreams;
   /** host:port clients use, for /api's serverAddressByClientCIDRs. */
   serverAddress?: string;
   /** @default real time, random UIDs */
@@ -250,6 +253,14 @@ export class ApiServer {
     const parts = this.#parts;
     if (isNamespaceFinalize(req, r)) return finalizeNamespace(parts, call);
     if (req.subresource === 'scale') return scale(parts, call);
+    if (
+      r.plural === 'pods' &&
+      r.group === '' &&
+      req.subresource &&
+      POD_STREAM_SUBRESOURCES.has(req.subresource)
+    ) {
+      return podStream(parts, call, this.#options.podStreams);
+    }
     if (req.subresource !== undefined && req.subresource !== 'status')
       throw methodNotAllowed(req.verb, r);
     if (req.subresource === 'status' && !r.hasStatus) return notFoundPage();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listen } from '../node-server.ts';
 import type { Converter } from '../resource-store.ts';
+import type { PodStreams } from '../http/verbs/pod-streams.ts';
 import { ApiServer } from '../server.ts';
 import { openStore } from '../storage/index.ts';
 
@@ -21,6 +22,8 @@ export interface TestApiServerOptions {
   convert?: Converter;
   /** A database file to use (restart tests); default in-memory. */
   dbPath?: string;
+  /** Serves the streaming pod subresources (the node agent's seam). */
+  podStreams?: PodStreams;
 }
 
 export function kubeconfigFor(url: string, token?: string): string {
@@ -52,6 +55,7 @@ export async function startTestApiServer(
     store,
     ...(options.crds ? { crds: options.crds } : {}),
     ...(options.convert ? { convert: options.convert } : {}),
+    ...(options.podStreams ? { podStreams: options.podStreams } : {}),
   });
   server.start();
   const listening = await listen(server);
