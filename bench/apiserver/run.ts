@@ -213,7 +213,7 @@ try {
     `RSS after the run, MB: ${targets
       .filter((t) => rss[t.key] !== undefined)
       .map((t) => `${t.key} ${rss[t.key]}`)
-      .join(', ')} (kube = kube-apiserver + etcd, with everything else the shared cluster holds)`,
+      .join(', ')} (kube = kube-apiserver + etcd; mem is not separable from the client)`,
     '* = stopped at the phase time bound; ! = some operations failed (see the JSON)',
   ].join('\n');
 
