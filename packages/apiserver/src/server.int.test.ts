@@ -236,3 +236,36 @@ describe('embedded API server restarts', () => {
     }
   });
 });
+
+describe('TokenReview', () => {
+  it('answers whether a token is the server token and stores nothing', async () => {
+    const { ApiServer } = await import('./server.ts');
+    const { openStore } = await import('./storage/index.ts');
+    const store = openStore({ path: ':memory:' });
+    const server = new ApiServer({ store, token: 'secret-token', controllers: false });
+    server.start();
+    const review = (token: string) =>
+      server.handle(
+        new Request('http://x/apis/authentication.k8s.io/v1/tokenreviews', {
+          method: 'POST',
+          headers: { Authorization: 'Bearer secret-token', 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            apiVersion: 'authentication.k8s.io/v1',
+            kind: 'TokenReview',
+            spec: { token },
+          }),
+        }),
+      );
+    const good = (await (await review('secret-token')).json()) as {
+      status: { authenticated?: boolean };
+    };
+    const bad = (await (await review('nope')).json()) as {
+      status: { authenticated?: boolean; error?: string };
+    };
+    expect(good.status.authenticated).toBe(true);
+    expect(bad.status.authenticated).toBeUndefined();
+    expect(bad.status.error).toBe('invalid bearer token');
+    server.stop();
+    store.close();
+  });
+});

@@ -22,6 +22,7 @@ import { create } from './http/verbs/create.ts';
 import { deleteCollection, deleteObject } from './http/verbs/delete.ts';
 import { patch } from './http/verbs/patch.ts';
 import { scale } from './http/verbs/scale.ts';
+import { tokenReview } from './http/verbs/token-review.ts';
 import { podStream, POD_STREAM_SUBRESOURCES, type PodStreams } from './http/verbs/pod-streams.ts';
 import { get, list } from './http/verbs/read.ts';
 import { update } from './http/verbs/update.ts';
@@ -253,6 +254,8 @@ export class ApiServer {
     const parts = this.#parts;
     if (isNamespaceFinalize(req, r)) return finalizeNamespace(parts, call);
     if (req.subresource === 'scale') return scale(parts, call);
+    if (r.plural === 'tokenreviews' && req.verb === 'create')
+      return tokenReview(call, this.#options.token);
     if (
       r.plural === 'pods' &&
       r.group === '' &&
