@@ -1,1 +1,96 @@
-export {};
+// @agent-sandbox/controllers: the agent-sandbox reconcilers. The Sandbox reconciler's pure logic
+// (desired objects, decisions, conditions, status, expiry) is exported for the I/O reconciler.
+export { ControllersError, MultiplePodsError, type ControllersErrorCode } from './errors.ts';
+export {
+  checkOwnership,
+  controllerOf,
+  groupOf,
+  isAdoptable,
+  isOwnedBySandbox,
+  notAdoptableError,
+  ownedByOtherError,
+  resolvePodName,
+  sandboxOwnedPods,
+  sandboxOwnerReference,
+  withControllerReference,
+  type ChildKind,
+  type HasMetadata,
+  type Ownership,
+} from './sandbox/ownership.ts';
+export {
+  SANDBOX_FIELD_OWNER,
+  desiredPod,
+  desiredPodMetadataOnExisting,
+  extensionPodLabels,
+  isSystemAnnotation,
+  isSystemLabel,
+  mergeVolumeClaimVolumes,
+  podMetadataPatch,
+  volumeClaimVolumes,
+  type PodMetadataPatch,
+  type PodMetadataPatchOptions,
+} from './sandbox/desired-pod.ts';
+export {
+  desiredService,
+  serviceAction,
+  serviceFQDN,
+  servicePortsEqual,
+  servicePortsForSandbox,
+  type ServiceAction,
+  type ServicePatch,
+} from './sandbox/desired-service.ts';
+export {
+  desiredPvc,
+  desiredPvcs,
+  pvcAction,
+  pvcActions,
+  pvcName,
+  type PvcAction,
+} from './sandbox/desired-pvcs.ts';
+export {
+  computeConditionInputs,
+  computeConditions,
+  computeFinishedCondition,
+  computePodScheduledCondition,
+  computeReadyCondition,
+  computeSuspendedCondition,
+  findCondition,
+  formatTime,
+  joinErrorMessages,
+  removeStatusCondition,
+  setStatusCondition,
+  type ConditionInput,
+  type ObservedChildren,
+} from './sandbox/conditions.ts';
+export {
+  DEFAULT_CLUSTER_DOMAIN,
+  computeStatus,
+  isStatusWriteNeeded,
+  sandboxSelector,
+  statusEqual,
+  statusMergePatch,
+  type ComputeStatusOptions,
+} from './sandbox/status.ts';
+export {
+  EXPIRED_REQUEUE_MS,
+  MIN_EXPIRY_REQUEUE_MS,
+  checkSandboxExpiry,
+  expiredStatus,
+  expiryAfterReconcile,
+  expiryPhase,
+  expiryTeardown,
+  isMarkedExpired,
+  markExpiredConditions,
+  type ExpiryPhase,
+  type ExpiryTeardown,
+  type SandboxExpiry,
+} from './sandbox/expiry.ts';
+export {
+  planExistingPod,
+  planPod,
+  podNameAnnotationPatch,
+  type PodNameAnnotationChange,
+  type PodObservation,
+  type PodPlan,
+  type PodWrite,
+} from './sandbox/plan.ts';
