@@ -4,7 +4,8 @@ import { isTrueParam } from './request-info.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
-function invalidOptions(
+/** 422 for a bad query option, with the options kind as the "object" (semantics doc §3.2). */
+export function invalidOptions(
   kind: string,
   field: string,
   message: string,

@@ -9,25 +9,9 @@ import {
 } from '../../operations/delete-object.ts';
 import { readBody } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
+import { invalidOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { listFilter } from './filter.ts';
-
-function invalidDeleteOptions(message: string, field: string): ApiError {
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `DeleteOptions.meta.k8s.io "" is invalid: ${field}: ${message}`,
-    reason: 'Invalid',
-    details: {
-      group: 'meta.k8s.io',
-      kind: 'DeleteOptions',
-      causes: [{ reason: 'FieldValueNotSupported', message, field }],
-    },
-    code: 422,
-  });
-}
 
 async function deleteOptions(call: Call): Promise<DeleteOptions> {
   let body: Record<string, unknown> = {};
@@ -45,9 +29,10 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
     policy !== null &&
     !['Orphan', 'Background', 'Foreground'].includes(policy)
   ) {
-    throw invalidDeleteOptions(
-      `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+    throw invalidOptions(
+      'DeleteOptions',
       'propagationPolicy',
+      `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
     );
   }
   const orphanParam = q.get('orphanDependents') ?? body['orphanDependents'];

@@ -16,7 +16,7 @@ import { groupVersion } from '../../resources/resource.ts';
 import { admitObject } from '../admission.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { ignoredFieldsFor, mergeSchemaFor } from '../managed-fields.ts';
-import { managerName, writeOptions } from '../options.ts';
+import { invalidOptions, managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { requireNamespace } from './namespaces.ts';
 import { loadCurrent, writeUpdate } from './write-path.ts';
@@ -26,23 +26,6 @@ const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 const APPLY_PATCH_CBOR_FREE = 'application/apply-patch+json';
-
-function patchOptionsInvalid(
-  field: string,
-  message: string,
-  reason = 'FieldValueRequired',
-): ApiError {
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `PatchOptions.meta.k8s.io "" is invalid: ${field}: ${message}`,
-    reason: 'Invalid',
-    details: { group: 'meta.k8s.io', kind: 'PatchOptions', causes: [{ reason, message, field }] },
-    code: 422,
-  });
-}
 
 function decodePatch(text: string, type: string): unknown {
   try {
@@ -80,13 +63,19 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
   const opts = writeOptions(call.url, 'PatchOptions');
   const force = call.url.searchParams.get('force');
   if (force !== null && !isApply)
-    throw patchOptionsInvalid(
+    throw invalidOptions(
+      'PatchOptions',
       'force',
       'Forbidden: may not be specified for non-apply patch',
       'FieldValueForbidden',
     );
   if (isApply && !opts.fieldManager)
-    throw patchOptionsInvalid('fieldManager', 'Required value: is required for apply patch');
+    throw invalidOptions(
+      'PatchOptions',
+      'fieldManager',
+      'Required value: is required for apply patch',
+      'FieldValueRequired',
+    );
   const body = decodePatch(await call.http.text(), type);
   const manager = managerName(opts, call.http);
   const schema = mergeSchemaFor(r, call.version);
