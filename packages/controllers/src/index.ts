@@ -93,4 +93,12 @@ export {
   type PodObservation,
   type PodPlan,
   type PodWrite,
+} from './sandbox/pod-plan.ts';
+export {
+  observedChildren,
+  planSandbox,
+  returnedErrors,
+  type PlanOutcome,
+  type SandboxPlan,
+  type SandboxReads,
 } from './sandbox/plan.ts';

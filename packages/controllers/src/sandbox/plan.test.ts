@@ -1,208 +1,216 @@
-// §21.1 TestReconcilePod (pod selection, adoption, suspend) and the TestReconcilePod* named tests.
+// §21.1 TestReconcile and the pass-level scenarios (TestReconcileChildResourcesSurfacesMultipleOwnedPods,
+// TestSuspendedConditionUnknownWhenPodLookupFails, TestPodScheduledConditionUnknownWhenPodLookupFails),
+// driven as read → plan → outcome → status, with no client.
 import { describe, expect, it } from 'vitest';
 import { nameHash } from '@agent-sandbox/api';
 import type { v1beta1 } from '@agent-sandbox/api';
-import type { Pod } from '@agent-sandbox/kube-types';
-import { SANDBOX_UID, ownerRef, pod, sandbox } from '../testing/builders.ts';
-import { planPod, podNameAnnotationPatch, type PodPlan } from './plan.ts';
+import type { Pod, Service } from '@agent-sandbox/kube-types';
+import { MultiplePodsError } from '../errors.ts';
+import {
+  NOW,
+  SANDBOX_UID,
+  ownerRef,
+  pod,
+  readyPod,
+  sandbox,
+  service,
+} from '../testing/builders.ts';
+import {
+  observedChildren,
+  planSandbox,
+  returnedErrors,
+  type PlanOutcome,
+  type SandboxReads,
+} from './plan.ts';
+import { computeStatus } from './status.ts';
 
 const TRACK = 'agents.x-k8s.io/sandbox-name-hash';
 const HASH = nameHash('my-sandbox');
 const owned = ownerRef(SANDBOX_UID);
-const foreign = ownerRef('claim-uid', 'SandboxClaim', 'other-claim');
-const mine = (name: string, extra: Partial<Parameters<typeof pod>[1]> = {}) =>
-  pod(name, { owner: owned, labels: { [TRACK]: HASH }, ...extra });
-const annotated = (value: string, mutate: (s: v1beta1.Sandbox) => void = () => undefined) =>
-  sandbox('my-sandbox', (s) => {
-    s.metadata.annotations = { 'agents.x-k8s.io/pod-name': value };
-    mutate(s);
-  });
-const suspend = (s: v1beta1.Sandbox) => (s.spec.operatingMode = 'Suspended');
-const plan = (s: v1beta1.Sandbox, fetchedPod?: Pod, indexedPods: Pod[] = []) =>
-  planPod(s, { indexedPods, fetchedPod });
-const summary = (p: PodPlan) => ({
-  write: p.write.action,
-  annotation: p.podNameAnnotation,
-  owned: p.podOwned,
-  error: p.error?.message,
+const reads = (o: { fetched?: Pod; indexed?: Pod[]; service?: Service } = {}): SandboxReads => ({
+  pvcs: new Map(),
+  pods: { indexedPods: o.indexed ?? [], fetchedPod: o.fetched },
+  service: o.service,
 });
 
-describe('TestReconcilePod', () => {
-  it('creates a new pod and records the pod-name annotation', () => {
-    const p = plan(sandbox());
-    expect(summary(p)).toEqual({
-      write: 'Create',
-      annotation: { action: 'Set', value: 'my-sandbox' },
-      owned: true,
-      error: undefined,
-    });
-    expect(p.write.action === 'Create' && p.write.pod.metadata?.labels?.[TRACK]).toBe(HASH);
-  });
+/** Plan, pretend every write succeeded, and compute the status. */
+function pass(s: v1beta1.Sandbox, r: SandboxReads, outcome: Partial<PlanOutcome> = {}) {
+  const plan = planSandbox(s, r, NOW);
+  if (plan.phase !== 'Reconcile') throw new Error(`unexpected phase ${plan.phase}`);
+  const observed = observedChildren(s, plan, { now: NOW, ...outcome });
+  const status = computeStatus(s, observed);
+  const conditions = Object.fromEntries(
+    (status.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}: ${c.message}`]),
+  );
+  return { plan, observed, status, conditions };
+}
 
-  it('existing owned pod in sync: no write (second pass write-free)', () => {
-    const s = annotated('my-sandbox');
-    const p = mine('my-sandbox');
-    expect(summary(plan(s, p, [p]))).toEqual({
-      write: 'None',
-      annotation: undefined,
-      owned: true,
-      error: undefined,
-    });
-  });
-
-  it('existing pod gets label + owner ref (adoptable pod)', () => {
-    const p = pod('my-sandbox', { labels: { 'agents.x-k8s.io/adoptable': 'true' } });
-    const got = plan(sandbox(), p);
-    expect(got.write.action === 'Patch' && got.write.adopt).toBe(true);
-    expect(got.write.action === 'Patch' && got.write.patch.metadata.labels).toEqual({
-      [TRACK]: HASH,
+describe('TestReconcile', () => {
+  it('minimal spec → Pod (tracking label, controller ref), no Service, status selector', () => {
+    const { plan, status, conditions } = pass(sandbox(), reads());
+    expect(plan.pod.write.action).toBe('Create');
+    expect(plan.service).toEqual({ action: 'None', inUse: undefined });
+    expect(status.selector).toBe(`${TRACK}=${HASH}`);
+    expect(status.service).toBeUndefined();
+    expect(conditions).toEqual({
+      Suspended: 'False/NotSuspended: Sandbox is not suspended',
+      PodScheduled:
+        'Unknown/PodSchedulingUnknown: Pod has not reported a PodScheduled condition yet',
+      Ready: 'False/DependenciesNotReady: Pod exists with phase: ',
     });
   });
 
-  it('adopts unowned pod carrying legacy tracking label (owner ref persisted though labels match)', () => {
-    const p = pod('my-sandbox', { labels: { [TRACK]: HASH }, podIPs: ['10.0.0.3'] });
-    const got = plan(annotated('my-sandbox'), p, [p]);
-    expect(got.write).toMatchObject({
-      action: 'Patch',
-      adopt: true,
-      patch: { metadata: { ownerReferences: [owned] } },
-    });
-    expect(got.pod?.status?.podIPs).toEqual([{ ip: '10.0.0.3' }]);
+  it('service: true → headless Service + status service/FQDN, message "; Service Exists"', () => {
+    const s = sandbox('my-sandbox', (x) => (x.spec.service = true));
+    const { plan, status, conditions } = pass(s, reads());
+    expect(plan.service?.action).toBe('Create');
+    expect(status.service).toBe('my-sandbox');
+    expect(status.serviceFQDN).toBe('my-sandbox.default.svc.cluster.local');
+    expect(conditions.Ready).toMatch(/; Service Exists$/);
   });
 
-  it('unowned pod without adoptable/tracking label refused (not modified)', () => {
-    expect(summary(plan(sandbox(), pod('my-sandbox')))).toEqual({
-      write: 'None',
-      annotation: undefined,
-      owned: false,
-      error:
-        'cannot adopt unowned pod "my-sandbox": missing required pool authorization label ("agents.x-k8s.io/adoptable") or sandbox tracking label ("agents.x-k8s.io/sandbox-name-hash")',
+  it('PVC + Pod + Service created; PVC name <vct>-<sandbox>', () => {
+    const s = sandbox('my-sandbox', (x) => {
+      x.spec.service = true;
+      x.spec.volumeClaimTemplates = [{ metadata: { name: 'data' }, spec: {} }];
     });
+    const { plan } = pass(s, reads());
+    expect(plan.pvcs.map((a) => (a.action === 'Create' ? a.pvc.metadata?.name : a.action))).toEqual(
+      ['data-my-sandbox'],
+    );
+    expect(plan.pod.write.action === 'Create' && plan.pod.write.pod.spec?.volumes).toEqual([
+      { name: 'data', persistentVolumeClaim: { claimName: 'data-my-sandbox' } },
+    ]);
+    expect(plan.service?.action).toBe('Create');
   });
 
-  it('pod referenced by annotation is adopted (label + owner ref)', () => {
-    const p = pod('pool-abcde', { labels: { 'agents.x-k8s.io/adoptable': 'true' } });
-    const got = plan(annotated('pool-abcde'), p);
-    expect(got.write).toMatchObject({ action: 'Patch', name: 'pool-abcde', adopt: true });
-    expect(got.podNameAnnotation).toBeUndefined();
+  it('existing pod propagates podIPs; existing ready pod → Ready True without Service by default', () => {
+    const p = readyPod('my-sandbox', {
+      owner: owned,
+      labels: { [TRACK]: HASH },
+      podIPs: ['10.1.2.3'],
+    });
+    const s = sandbox(
+      'my-sandbox',
+      (x) => (x.metadata.annotations = { 'agents.x-k8s.io/pod-name': 'my-sandbox' }),
+    );
+    const { plan, status, conditions } = pass(s, reads({ fetched: p, indexed: [p] }));
+    expect(plan.pod.write.action).toBe('None');
+    expect(status.podIPs).toEqual(['10.1.2.3']);
+    expect(conditions.Ready).toBe('True/DependenciesReady: Pod is Ready');
   });
 
-  it('foreign-owned annotated pod refused: not modified, not deleted, annotation removed (bug #265)', () => {
-    const p = pod('pool-abcde', { owner: foreign, labels: { [TRACK]: HASH } });
-    expect(summary(plan(annotated('pool-abcde'), p, [p]))).toEqual({
-      write: 'None',
-      annotation: { action: 'Remove' },
-      owned: false,
-      error:
-        'pod "pool-abcde" is owned by SandboxClaim/other-claim (UID: claim-uid), not by sandbox "my-sandbox"',
-    });
+  it('existing pod with legacy tracking label (no adoptable label) is adopted and IPs propagate', () => {
+    const p = readyPod('my-sandbox', { labels: { [TRACK]: HASH }, podIPs: ['10.9.9.9'] });
+    const { plan, status } = pass(sandbox(), reads({ fetched: p, indexed: [p] }));
+    expect(plan.pod.write).toMatchObject({ action: 'Patch', adopt: true });
+    expect(status.podIPs).toEqual(['10.9.9.9']);
   });
 
-  it('Suspended: owned pod deleted, stays returned while terminating; no pod → no-op', () => {
-    const p = mine('my-sandbox');
-    expect(summary(plan(sandbox('my-sandbox', suspend), p, [p]))).toMatchObject({
-      write: 'Delete',
-      owned: true,
-    });
-    const terminating = mine('my-sandbox', { deletionTimestamp: '2026-01-01T00:00:00Z' });
-    const again = plan(sandbox('my-sandbox', suspend), terminating, [terminating]);
-    expect(again.write.action).toBe('None');
-    expect(again.pod).toBe(terminating);
-    expect(summary(plan(sandbox('my-sandbox', suspend)))).toEqual({
-      write: 'None',
-      annotation: undefined,
-      owned: false,
-      error: undefined,
-    });
-  });
-
-  it('Suspended: annotated pod owned by other / unowned not deleted, annotation removed; owned annotated pod deleted', () => {
-    const other = pod('pool-abcde', { owner: foreign });
-    expect(summary(plan(annotated('pool-abcde', suspend), other))).toMatchObject({
-      write: 'None',
-      annotation: { action: 'Remove' },
-      owned: false,
-    });
-    expect(summary(plan(annotated('pool-abcde', suspend), pod('pool-abcde')))).toMatchObject({
-      write: 'None',
-      annotation: { action: 'Remove' },
-    });
-    const ownedWarm = mine('pool-abcde');
-    expect(plan(annotated('pool-abcde', suspend), ownedWarm).write).toEqual({
-      action: 'Delete',
-      name: 'pool-abcde',
-    });
-  });
-
-  it('TestReconcilePodWaitsForOwnedTerminatingPod: no replacement pod until the terminating one is gone', () => {
-    const terminating = mine('my-sandbox', { deletionTimestamp: '2026-01-01T00:00:00Z' });
-    const got = plan(sandbox(), terminating, [terminating]);
-    expect(got.write.action).not.toBe('Create');
-    expect(got.pod).toBe(terminating);
+  it('suspend with terminating pod → PodTerminating; suspend with no pod → PodTerminated', () => {
+    const s = sandbox('my-sandbox', (x) => (x.spec.operatingMode = 'Suspended'));
+    const p = pod('my-sandbox', { owner: owned, deletionTimestamp: '2026-01-01T00:00:00Z' });
+    expect(pass(s, reads({ fetched: p, indexed: [p] })).conditions.Suspended).toBe(
+      'False/PodTerminating: Pod is terminating. Sandbox is suspending',
+    );
+    expect(pass(s, reads()).conditions.Suspended).toBe(
+      'True/PodTerminated: Pod has been terminated. Sandbox is suspended',
+    );
   });
 });
 
-describe('pod selection by owner UID', () => {
-  it('TestReconcilePodRecoversOwnedPodWhenTrackedPodIsMissing: use the owned pod; second pass write-free', () => {
-    const ownedPod = mine('my-sandbox');
-    const first = plan(annotated('pool-gone'), undefined, [ownedPod]);
-    expect(summary(first)).toEqual({
-      write: 'None',
-      annotation: { action: 'Set', value: 'my-sandbox' },
-      owned: true,
-      error: undefined,
+describe('pass-level scenarios', () => {
+  it('TestReconcileChildResourcesSurfacesMultipleOwnedPods: condition + event, Service untouched, error not returned', () => {
+    const a = pod('a', { owner: owned, labels: { [TRACK]: HASH } });
+    const b = pod('b', { owner: owned, labels: { [TRACK]: HASH } });
+    const { plan, observed, conditions } = pass(
+      sandbox(),
+      reads({ indexed: [a, b], service: service('my-sandbox', owned) }),
+    );
+    expect(plan.service).toBeUndefined();
+    expect(plan.multiplePodsEvent).toBe(new MultiplePodsError(2).message);
+    expect(conditions.Ready).toMatch(/^False\/MultiplePods: multiple Pods \(2\)/);
+    expect(returnedErrors(observed)).toEqual([]);
+    // Suppressed while Ready already says MultiplePods.
+    const again = planSandbox(
+      sandbox(
+        'my-sandbox',
+        (x) =>
+          (x.status = {
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'False',
+                reason: 'MultiplePods',
+                message: '',
+                lastTransitionTime: 't',
+              },
+            ],
+          }),
+      ),
+      reads({ indexed: [a, b] }),
+      NOW,
+    );
+    expect(again.phase === 'Reconcile' && again.multiplePodsEvent).toBeUndefined();
+  });
+
+  it('TestSuspendedConditionUnknownWhenPodLookupFails', () => {
+    const s = sandbox('my-sandbox', (x) => (x.spec.operatingMode = 'Suspended'));
+    const r = { ...reads(), pods: { readError: new Error('pod get failed: connection refused') } };
+    const plan = planSandbox(s, r, NOW);
+    if (plan.phase !== 'Reconcile') throw new Error('phase');
+    const observed = observedChildren(s, plan, { now: NOW });
+    const status = computeStatus(s, observed);
+    expect(status.conditions?.find((c) => c.type === 'Suspended')?.status).toBe('Unknown');
+    expect(returnedErrors(observed).map((e) => e.message)).toEqual([
+      'pod get failed: connection refused',
+    ]);
+  });
+
+  it('TestPodScheduledConditionUnknownWhenPodLookupFails (running): a failed create leaves no pod', () => {
+    const { conditions } = pass(sandbox(), reads(), { podWriteError: new Error('create failed') });
+    expect(conditions.PodScheduled).toBe(
+      'Unknown/PodSchedulingUnknown: Pod state is unknown. Pod scheduling cannot be determined',
+    );
+    expect(conditions.Ready).toBe('False/ReconcilerError: Error seen: create failed');
+  });
+
+  it('errors of several children are joined in order in Ready and all returned', () => {
+    const s = sandbox('my-sandbox', (x) => {
+      x.spec.service = true;
+      x.spec.volumeClaimTemplates = [{ metadata: { name: 'data' }, spec: {} }];
     });
-    const second = plan(annotated('my-sandbox'), ownedPod, [ownedPod]);
-    expect(summary(second)).toEqual({
-      write: 'None',
-      annotation: undefined,
-      owned: true,
-      error: undefined,
-    });
+    const foreignPvc = {
+      metadata: { name: 'data-my-sandbox', ownerReferences: [ownerRef('o', 'StatefulSet', 'st')] },
+    };
+    const r = {
+      ...reads({ service: service('my-sandbox', ownerRef('x', 'Deployment', 'd')) }),
+      pvcs: new Map([['data-my-sandbox', foreignPvc]]),
+    };
+    const { observed, conditions } = pass(s, r);
+    expect(conditions.Ready).toBe(
+      'False/ReconcilerError: Error seen: PVC "data-my-sandbox" is owned by StatefulSet/st (UID: o), not by sandbox "my-sandbox"\nservice "my-sandbox" is owned by Deployment/d (UID: x), not by sandbox "my-sandbox"',
+    );
+    expect(returnedErrors(observed)).toHaveLength(2);
   });
 
-  it('TestReconcilePodPrefersOwnedPodOverStaleAdoptionTarget: owner UID beats a stale annotation', () => {
-    const stale = pod('pool-stale', { labels: { 'agents.x-k8s.io/adoptable': 'true' } });
-    const ownedPod = mine('my-sandbox');
-    const got = plan(annotated('pool-stale'), stale, [ownedPod]);
-    expect(got.pod).toBe(ownedPod);
-    expect(got.write.action).toBe('None');
-    expect(got.podNameAnnotation).toEqual({ action: 'Set', value: 'my-sandbox' });
-  });
-
-  it('TestReconcilePodFailsClosedForMultipleOwnedPods: no create/delete, MultiplePods error', () => {
-    const a = mine('my-sandbox');
-    const b = mine('my-sandbox-2');
-    for (const s of [sandbox(), sandbox('my-sandbox', suspend)]) {
-      const got = plan(s, a, [a, b]);
-      expect(got.write.action).toBe('None');
-      expect(got.ownedPodCount).toBe(2);
-      expect(got.pod).toBeUndefined();
-      expect(got.error?.message).toBe(
-        'multiple Pods (2) are controlled by this Sandbox; refusing to choose or create a Pod',
-      );
-    }
-  });
-
-  it('a tracked owned pod missing from the index is counted once', () => {
-    const a = mine('my-sandbox');
-    expect(plan(sandbox(), a, []).ownedPodCount).toBe(1);
-    expect(plan(sandbox(), a, [a]).ownedPodCount).toBe(1);
-  });
-
-  it('labelled but foreign pods in the index are not owned pods', () => {
-    const theirs = pod('x', { owner: foreign, labels: { [TRACK]: HASH } });
-    expect(plan(sandbox(), undefined, [theirs]).write.action).toBe('Create');
-  });
-});
-
-describe('podNameAnnotationPatch', () => {
-  it('sets or removes with null', () => {
-    expect(podNameAnnotationPatch({ action: 'Set', value: 'p' })).toEqual({
-      metadata: { annotations: { 'agents.x-k8s.io/pod-name': 'p' } },
-    });
-    expect(podNameAnnotationPatch({ action: 'Remove' })).toEqual({
-      metadata: { annotations: { 'agents.x-k8s.io/pod-name': null } },
-    });
+  it('expired sandboxes: first pass marks, second tears down; a deleting Sandbox is left alone', () => {
+    const s = sandbox('my-sandbox', (x) => (x.spec.shutdownTime = '2025-12-31T00:00:00Z'));
+    const first = planSandbox(s, reads(), NOW);
+    expect(first.phase).toBe('MarkExpired');
+    if (first.phase !== 'MarkExpired') return;
+    const marked = { ...s, status: { conditions: first.conditions } };
+    const p = pod('my-sandbox', { owner: owned });
+    expect(planSandbox(marked, reads({ fetched: p, service: service('my-sandbox') }), NOW)).toEqual(
+      {
+        phase: 'Teardown',
+        teardown: { deleteSandbox: false, deletePod: 'my-sandbox' },
+      },
+    );
+    const deleting = sandbox(
+      'my-sandbox',
+      (x) => (x.metadata.deletionTimestamp = '2026-01-01T00:00:00Z'),
+    );
+    expect(planSandbox(deleting, reads(), NOW)).toEqual({ phase: 'Deleting' });
   });
 });

@@ -1,199 +1,137 @@
-// The Pod step of a pass as data (spec §11.5 steps 1–7): given what the reconciler read, which
-// write to make. The I/O reconciler executes the plan; these rules are where bug #265 is kept out
-// (a Pod the Sandbox does not own is never patched or deleted).
-import { Annotations, nameHash } from '@agent-sandbox/api';
+// One reconcile pass of a Sandbox as data (spec §11.2–11.3): from what the reconciler read, the
+// writes to make in order; from what the writes returned, the observation the status is computed
+// from. The I/O reconciler becomes a thin executor: read → planSandbox → execute → observedChildren
+// → computeStatus / expiryAfterReconcile → status write.
+import { SandboxConditionType, SandboxReason } from '@agent-sandbox/api';
 import type { v1beta1 } from '@agent-sandbox/api';
-import type { Pod } from '@agent-sandbox/kube-types';
-import { MultiplePodsError, type ControllersError } from '../errors.ts';
-import { desiredPod, podMetadataPatch, type PodMetadataPatch } from './desired-pod.ts';
-import {
-  checkOwnership,
-  isAdoptable,
-  isOwnedBySandbox,
-  notAdoptableError,
-  ownedByOtherError,
-  sandboxOwnedPods,
-} from './ownership.ts';
+import type { PersistentVolumeClaim, Pod, Service } from '@agent-sandbox/kube-types';
+import { MultiplePodsError } from '../errors.ts';
+import { findCondition, type ObservedChildren } from './conditions.ts';
+import { pvcActions, type PvcAction } from './desired-pvcs.ts';
+import { serviceAction, type ServiceAction } from './desired-service.ts';
+import { expiryPhase, expiryTeardown, type ExpiryTeardown } from './expiry.ts';
+import { planPod, type PodObservation, type PodPlan } from './pod-plan.ts';
 
 type Sandbox = v1beta1.Sandbox;
 
-/** What to do to the Pod this pass. */
-export type PodWrite =
-  | { readonly action: 'None' }
-  | { readonly action: 'Create'; readonly pod: Pod }
-  /** Metadata-only merge patch of an existing Pod (adoption sets the controller ref too). */
+/** What the reconciler read for one pass (from its caches). */
+export interface SandboxReads {
+  /** PVCs found under the names of the volumeClaimTemplates. */
+  pvcs: ReadonlyMap<string, PersistentVolumeClaim>;
+  /**
+   * The tracking-label index and the Pod under the resolved pod name, or the error reading them
+   * (then the Pod's state is unknown for this pass, §8.1).
+   */
+  pods: PodObservation | { readError: Error };
+  /** The Service named after the Sandbox, if any. */
+  service?: Service | undefined;
+}
+
+export type SandboxPlan =
+  /** A Sandbox being deleted: nothing to do (children go through garbage collection). */
+  | { readonly phase: 'Deleting' }
+  /** First expiry pass: persist these conditions only, requeue after `requeueAfterMs`. */
+  | Extract<ReturnType<typeof expiryPhase>, { phase: 'MarkExpired' }>
+  /** Second expiry pass: delete owned children (and the Sandbox for policy Delete). */
+  | { readonly phase: 'Teardown'; readonly teardown: ExpiryTeardown }
   | {
-      readonly action: 'Patch';
-      readonly name: string;
-      readonly patch: PodMetadataPatch;
-      readonly adopt: boolean;
-    }
-  /** Suspended mode: delete the owned Pod (graceful). */
-  | { readonly action: 'Delete'; readonly name: string };
+      readonly phase: 'Reconcile';
+      /** In template order, stopping after the first refusal. */
+      readonly pvcs: PvcAction[];
+      readonly pod: PodPlan;
+      /** Undefined while the Pod mapping is ambiguous: the Service is left as it is (§11.3.4). */
+      readonly service?: ServiceAction;
+      /** Record a Warning event `MultiplePods` (action `Reconciling`) with the error text. */
+      readonly multiplePodsEvent?: string;
+    };
 
-/** The net change to the Sandbox's `agents.x-k8s.io/pod-name` annotation (one merge patch). */
-export type PodNameAnnotationChange =
-  { readonly action: 'Remove' } | { readonly action: 'Set'; readonly value: string };
-
-export interface PodPlan {
-  readonly write: PodWrite;
-  readonly podNameAnnotation?: PodNameAnnotationChange;
-  /** The Pod for status and conditions (the desired Pod for a create, until the server answers). */
-  readonly pod?: Pod;
-  readonly podOwned: boolean;
-  readonly ownedPodCount: number;
-  /** MultiplePods (surfaced, not returned) or a refusal to use a Pod (returned). */
-  readonly error?: ControllersError;
+/** The plan of one pass (§11.2 steps 3 and 6, §11.3). */
+export function planSandbox(sandbox: Sandbox, reads: SandboxReads, now: Date): SandboxPlan {
+  if (sandbox.metadata.deletionTimestamp !== undefined) return { phase: 'Deleting' };
+  const expiry = expiryPhase(sandbox, now);
+  if (expiry.phase === 'MarkExpired') return expiry;
+  if (expiry.phase === 'Teardown') {
+    // By the resolved pod name only: the index is not consulted on expiry (§11.7).
+    const pod = 'readError' in reads.pods ? undefined : reads.pods.fetchedPod;
+    return { phase: 'Teardown', teardown: expiryTeardown(sandbox, pod, reads.service) };
+  }
+  const pvcs = pvcActions(sandbox, reads.pvcs);
+  const pod: PodPlan =
+    'readError' in reads.pods
+      ? {
+          write: { action: 'None' },
+          podOwned: false,
+          ownedPodCount: 0,
+          error: reads.pods.readError,
+        }
+      : planPod(sandbox, reads.pods);
+  if (pod.error instanceof MultiplePodsError) {
+    // The event is suppressed while Ready already says MultiplePods (no event storm).
+    const ready = findCondition(sandbox.status?.conditions, SandboxConditionType.Ready);
+    return ready?.reason === SandboxReason.MultiplePods
+      ? { phase: 'Reconcile', pvcs, pod }
+      : { phase: 'Reconcile', pvcs, pod, multiplePodsEvent: pod.error.message };
+  }
+  return { phase: 'Reconcile', pvcs, pod, service: serviceAction(sandbox, reads.service) };
 }
 
-export interface PodObservation {
-  /** Pods in the namespace whose tracking label equals hash(sandbox name) (the cache index). */
-  indexedPods: readonly Pod[];
-  /** The Pod under the resolved pod name; undefined when NotFound. */
-  fetchedPod?: Pod | undefined;
+/** What executing a Reconcile plan produced. */
+export interface PlanOutcome {
+  /** A failed PVC create or adoption patch (refusals come from the plan itself). */
+  pvcError?: Error | undefined;
+  /** A failed Pod write (create, patch, delete) or pod-name annotation patch. */
+  podWriteError?: Error | undefined;
+  /** The Pod the API server returned for a create (or the existing one after AlreadyExists). */
+  pod?: Pod | undefined;
+  /** A failed Service write. */
+  serviceWriteError?: Error | undefined;
+  /** The Service the API server returned for a create or update. */
+  service?: Service | undefined;
+  now: Date;
 }
 
-function hasPodNameAnnotation(sandbox: Sandbox): boolean {
-  return Object.hasOwn(sandbox.metadata.annotations ?? {}, Annotations.PodName);
-}
+/**
+ * The observation the status is computed from, after the plan ran (§11.3 steps 3–5). As
+ * upstream: a failed Pod write in Running mode leaves no Pod (its state is unknown), while in
+ * Suspended mode the Pod is still reported (it is there, terminating or not ours).
+ */
+export function observedChildren(
+  sandbox: Sandbox,
+  plan: Extract<SandboxPlan, { phase: 'Reconcile' }>,
+  outcome: PlanOutcome,
+): ObservedChildren {
+  const podError = plan.pod.error ?? outcome.podWriteError;
+  const suspended = sandbox.spec.operatingMode === 'Suspended';
+  let pod = outcome.pod ?? plan.pod.pod;
+  if (outcome.podWriteError !== undefined && !suspended) pod = undefined;
 
-/** The plan for one pass of the Pod step. */
-export function planPod(sandbox: Sandbox, observation: PodObservation): PodPlan {
-  const owned = sandboxOwnedPods(observation.indexedPods, sandbox);
-  let pod = observation.fetchedPod;
-  const annotated = hasPodNameAnnotation(sandbox);
-  // Step 2: the annotation points at a Pod that is gone → remove it to recover.
-  let clearAnnotation = pod === undefined && annotated;
-
-  // Step 3: a tracked Pod may be missing from the index; count it once.
-  if (pod !== undefined && isOwnedBySandbox(pod, sandbox)) {
-    const name = pod.metadata?.name;
-    if (!owned.some((p) => p.metadata?.name === name)) owned.push(pod);
+  let service: Service | undefined;
+  let serviceError: Error | undefined;
+  if (plan.service !== undefined) {
+    serviceError = plan.service.action === 'Error' ? plan.service.error : outcome.serviceWriteError;
+    service = serviceError === undefined ? (outcome.service ?? plan.service.inUse) : undefined;
   }
-  if (owned.length > 1) {
-    // Fail closed: no create, no delete (TestReconcilePodFailsClosedForMultipleOwnedPods).
-    return {
-      write: { action: 'None' },
-      podOwned: false,
-      ownedPodCount: owned.length,
-      error: new MultiplePodsError(owned.length),
-      ...annotationChange(clearAnnotation, undefined, sandbox),
-    };
-  }
-  // Step 4: owner UID beats a missing or stale annotation.
-  const only = owned[0];
-  if (only !== undefined && (pod === undefined || pod.metadata?.name !== only.metadata?.name)) {
-    if (annotated) clearAnnotation = true;
-    pod = only;
-  }
-  const ownedPodCount = owned.length;
-
-  if (sandbox.spec.operatingMode === 'Suspended') {
-    if (pod !== undefined && isOwnedBySandbox(pod, sandbox)) {
-      // Step 5: delete unless already terminating; return it so conditions show "terminating".
-      const write: PodWrite =
-        pod.metadata?.deletionTimestamp === undefined
-          ? { action: 'Delete', name: pod.metadata?.name ?? '' }
-          : { action: 'None' };
-      return {
-        write,
-        pod,
-        podOwned: true,
-        ownedPodCount,
-        ...annotationChange(clearAnnotation, undefined, sandbox),
-      };
-    }
-    // Unowned or foreign: leave it alone; drop the annotation.
-    return {
-      write: { action: 'None' },
-      ...(pod !== undefined ? { pod } : {}),
-      podOwned: false,
-      ownedPodCount,
-      ...annotationChange(annotated, undefined, sandbox),
-    };
-  }
-
-  if (pod !== undefined) {
-    const { clearAnnotation: refused, ...existing } = planExistingPod(sandbox, pod);
-    return {
-      ...existing,
-      ownedPodCount,
-      ...annotationChange(
-        clearAnnotation || refused,
-        existing.error === undefined ? pod.metadata?.name : undefined,
-        sandbox,
-      ),
-    };
-  }
-  // Step 7: no Pod → create one named after the Sandbox.
-  const created = desiredPod(sandbox);
+  const pvcRefusal = plan.pvcs.find((a) => a.action === 'Error');
+  const pvcError = pvcRefusal?.action === 'Error' ? pvcRefusal.error : outcome.pvcError;
+  const reconcileErrors = [pvcError, podError, serviceError].filter(
+    (e): e is Error => e !== undefined,
+  );
   return {
-    write: { action: 'Create', pod: created },
-    pod: created,
-    podOwned: true,
-    ownedPodCount,
-    ...annotationChange(clearAnnotation, created.metadata?.name, sandbox),
+    pod,
+    podOwned: pod !== undefined && plan.pod.podOwned,
+    ownedPodCount: plan.pod.ownedPodCount,
+    podError,
+    service,
+    serviceOwned: service !== undefined,
+    reconcileErrors,
+    now: outcome.now,
   };
 }
 
 /**
- * "Reconcile existing" (§11.5 step 6), also the path after a create hit AlreadyExists: refuse a
- * foreign Pod (and drop the annotation), adopt an authorised unowned one, else patch metadata.
- * A terminating owned Pod takes the same path; no replacement is made until it is gone.
+ * The errors the pass returns (and the controller backs off on): every child error except
+ * MultiplePods, which is surfaced in conditions and an event but not returned (no hot loop).
  */
-export function planExistingPod(
-  sandbox: Sandbox,
-  pod: Pod,
-): Omit<PodPlan, 'ownedPodCount' | 'podNameAnnotation'> & { clearAnnotation: boolean } {
-  const name = pod.metadata?.name ?? '';
-  const ownership = checkOwnership(pod, sandbox);
-  if (ownership.state === 'OwnedByOther') {
-    return {
-      write: { action: 'None' },
-      podOwned: false,
-      clearAnnotation: true,
-      error: ownedByOtherError('pod', name, ownership.controllerRef, sandbox),
-    };
-  }
-  const adopt = ownership.state === 'Unowned';
-  if (adopt && !isAdoptable(pod, nameHash(sandbox.metadata.name ?? ''))) {
-    return {
-      write: { action: 'None' },
-      podOwned: false,
-      clearAnnotation: false,
-      error: notAdoptableError('pod', name),
-    };
-  }
-  const patch = podMetadataPatch(pod, sandbox, { adopt });
-  const write: PodWrite =
-    patch === undefined ? { action: 'None' } : { action: 'Patch', name, patch, adopt };
-  return { write, pod, podOwned: true, clearAnnotation: false };
-}
-
-/**
- * The net annotation change: removal requested earlier in the pass, then "ensure = pod name when
- * absent" (never overwriting a different existing value).
- */
-function annotationChange(
-  clear: boolean,
-  ensure: string | undefined,
-  sandbox: Sandbox,
-): { podNameAnnotation?: PodNameAnnotationChange } {
-  const present = hasPodNameAnnotation(sandbox) && !clear;
-  if (ensure !== undefined && ensure !== '' && !present) {
-    return { podNameAnnotation: { action: 'Set', value: ensure } };
-  }
-  if (clear && hasPodNameAnnotation(sandbox)) return { podNameAnnotation: { action: 'Remove' } };
-  return {};
-}
-
-/** The merge patch of the Sandbox for a pod-name annotation change. */
-export function podNameAnnotationPatch(change: PodNameAnnotationChange): {
-  metadata: { annotations: Record<string, string | null> };
-} {
-  return {
-    metadata: {
-      annotations: { [Annotations.PodName]: change.action === 'Set' ? change.value : null },
-    },
-  };
+export function returnedErrors(observed: ObservedChildren): Error[] {
+  return observed.reconcileErrors.filter((e) => !(e instanceof MultiplePodsError));
 }
