@@ -40,6 +40,15 @@ export interface KubeClientOptions {
   clock?: Clock;
   /** Transport; @default undici's fetch with an Agent built from `config`'s TLS settings. */
   fetch?: FetchLike;
+  /** Hooks for client-go's rest_client_* metrics (the runtime package binds them to prom-client). */
+  metrics?: ClientMetrics;
+}
+
+/** Per-request observations; `method` is the HTTP method, `host` the server's host:port. */
+export interface ClientMetrics {
+  rateLimiterWait(method: string, host: string, seconds: number): void;
+  /** `code` is the HTTP status, or '<error>' when no response arrived. */
+  request(method: string, host: string, code: string, seconds: number): void;
 }
 
 const TOKEN_FILE_TTL_MS = 60_000;
@@ -65,6 +74,7 @@ export class KubeClient {
   readonly #clock: Clock;
   readonly #agent: Agent | undefined;
   readonly #fetch: FetchLike;
+  readonly #metrics: ClientMetrics | undefined;
   #token: { value: string; readAt: number } | undefined;
 
   constructor(options: KubeClientOptions) {
@@ -75,6 +85,7 @@ export class KubeClient {
     this.#timeoutMs = timeoutMs;
     this.#userAgent = options.userAgent ?? 'agent-sandbox';
     this.#clock = options.clock ?? realClock;
+    this.#metrics = options.metrics;
     this.#limiter = new TokenBucket({
       qps: options.qps ?? -1,
       burst: options.burst ?? 10,
@@ -300,7 +311,12 @@ export class KubeClient {
     if (auth) headers['Authorization'] = auth;
     if (spec.body !== undefined) headers['Content-Type'] = spec.contentType ?? 'application/json';
     for (let attempt = 0; ; attempt++) {
+      const waitStart = this.#clock.now();
       await this.#limiter.acquire(spec.signal);
+      const sent = this.#clock.now();
+      this.#metrics?.rateLimiterWait(spec.method, url.host, (sent - waitStart) / 1000);
+      const observe = (code: string): void =>
+        this.#metrics?.request(spec.method, url.host, code, (this.#clock.now() - sent) / 1000);
       const signals = spec.signal ? [spec.signal] : [];
       const deadline = spec.stream ? undefined : AbortSignal.timeout(this.#timeoutMs);
       if (deadline) signals.push(deadline);
@@ -313,6 +329,7 @@ export class KubeClient {
           signal: AbortSignal.any(signals),
         });
       } catch (cause: unknown) {
+        observe('<error>');
         if (deadline?.aborted)
           throw new KubeError(`${spec.context}: no answer within ${this.#timeoutMs} ms`, {
             cause,
@@ -322,6 +339,7 @@ export class KubeClient {
           throw new KubeError(`${spec.context}: aborted`, { cause, code: 'Aborted' });
         throw new KubeError(`${spec.context}: ${errorText(cause)}`, { cause, code: 'Network' });
       }
+      observe(String(res.status));
       if (res.ok) return res;
       const body = await res.text();
       if (res.status === 429 && attempt < MAX_429_RETRIES) {

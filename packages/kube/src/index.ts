@@ -1,5 +1,10 @@
 // @agent-sandbox/kube: a small generic Kubernetes client (ADR 0008).
-export { KubeClient, type KubeClientOptions, type FetchLike } from './client.ts';
+export {
+  KubeClient,
+  type KubeClientOptions,
+  type FetchLike,
+  type ClientMetrics,
+} from './client.ts';
 export {
   loadKubeConfig,
   kubeConfigFromFile,

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Controller } from './controller.ts';
 import { TerminalError } from './errors.ts';
 import { Manager } from './manager.ts';
+import { RuntimeMetrics } from './metrics.ts';
 import type { Reconciler, Request } from './reconciler.ts';
 
 type CM = ConfigMap & KubeObject;
@@ -58,10 +59,17 @@ async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 15_000)
 
 function startManager(
   reconciler: Reconciler,
-  extra: { namespace: string; concurrency?: number; addresses?: boolean },
+  extra: {
+    namespace: string;
+    concurrency?: number;
+    addresses?: boolean;
+    client?: KubeClient;
+    metrics?: RuntimeMetrics;
+  },
 ): { manager: Manager; stop: () => Promise<void> } {
   const manager = new Manager({
-    client,
+    client: extra.client ?? client,
+    ...(extra.metrics ? { metrics: extra.metrics } : {}),
     logger: silent,
     namespace: extra.namespace,
     ...(extra.addresses
@@ -147,15 +155,27 @@ describe('Controller + Manager', () => {
         return undefined;
       },
     };
-    const { manager, stop } = startManager(reconciler, { namespace: 'retry', addresses: true });
+    const metrics = new RuntimeMetrics();
+    const limited = new KubeClient({
+      config: kubeConfigFromFile(server.kubeconfigPath),
+      metrics: metrics.clientMetrics(),
+      qps: 100,
+      burst: 10,
+    });
+    const { manager, stop } = startManager(reconciler, {
+      namespace: 'retry',
+      addresses: true,
+      client: limited,
+      metrics,
+    });
     await until(() => (calls.get('flaky') ?? 0) >= 3 && (calls.get('again') ?? 0) >= 3);
     await new Promise((r) => setTimeout(r, 200));
     expect(calls.get('terminal')).toBe(1);
     expect(calls.get('flaky')).toBe(3);
     expect(calls.get('again')).toBe(3);
 
-    const { metrics, probes } = manager.addresses;
-    const text = await (await fetch(`http://${metrics}/metrics`)).text();
+    const { metrics: metricsAt, probes } = manager.addresses;
+    const text = await (await fetch(`http://${metricsAt}/metrics`)).text();
     expect(text).toContain(
       'controller_runtime_reconcile_total{controller="copy-label",result="error"} 3',
     );
@@ -173,12 +193,19 @@ describe('Controller + Manager', () => {
     expect(text).toMatch(
       /workqueue_queue_duration_seconds_bucket\{le="1e-8",name="copy-label",controller="copy-label"\}/,
     );
+    expect(text).toMatch(
+      /rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /rest_client_rate_limiter_duration_seconds_count\{verb="GET",host="127\.0\.0\.1:\d+"\} [1-9]/,
+    );
     const healthz = await fetch(`http://${probes}/healthz`);
     expect([healthz.status, await healthz.text()]).toEqual([200, 'ok']);
     const readyz = await fetch(`http://${probes}/readyz?verbose`);
     expect(await readyz.text()).toContain('[+]informers-synced ok');
     await stop();
     await expect(fetch(`http://${probes}/healthz`)).rejects.toThrow();
+    await limited.close();
   });
 
   it('never reconciles one key concurrently', async () => {

@@ -42,6 +42,11 @@ export interface ManagerOptions {
   clock?: Clock;
   /** @default a new prom-client Registry */
   registry?: Registry;
+  /**
+   * Metrics to use (create them first to hand `clientMetrics()` to the KubeClient).
+   * @default new RuntimeMetrics(registry)
+   */
+  metrics?: RuntimeMetrics;
   /** `host:port`, `:port`, or '0' to disable. @default '0' (the CLI passes ':8080') */
   metricsBindAddress?: string;
   /** @default '0' (the CLI passes ':8081') */
@@ -72,7 +77,7 @@ export class Manager implements InformerSource {
     this.#o = options;
     this.#clock = options.clock ?? realClock;
     this.logger = options.logger ?? pino();
-    this.metrics = new RuntimeMetrics(options.registry);
+    this.metrics = options.metrics ?? new RuntimeMetrics(options.registry);
     parseBindAddress(options.metricsBindAddress ?? '0'); // validate eagerly
     parseBindAddress(options.healthProbeBindAddress ?? '0');
     this.addReadyCheck('informers-synced', () => {

@@ -2,6 +2,7 @@
 // upstream CI and benchmarks read them). Label values are controller names and fixed result
 // words only, so cardinality stays bounded. The agent_sandbox_* metrics live elsewhere.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ClientMetrics } from '@agent-sandbox/kube';
 import type { WorkQueueMetrics } from './work-queue.ts';
 
 /** controller-runtime's reconcile_time_seconds buckets (v0.15+). */
@@ -11,6 +12,9 @@ const RECONCILE_BUCKETS = [
 ];
 /** client-go workqueue: prometheus.ExponentialBuckets(10e-9, 10, 10). */
 const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
+
+/** client-go rest client latency buckets. */
+const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
 
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
 
@@ -29,6 +33,9 @@ export class RuntimeMetrics {
   readonly workDuration: Histogram<'name' | 'controller'>;
   readonly queueRetries: Counter<'name' | 'controller'>;
   readonly leaderStatus: Gauge<'name'>;
+  readonly restRateLimiterDuration: Histogram<'verb' | 'host'>;
+  readonly restRequestDuration: Histogram<'verb' | 'host'>;
+  readonly restRequests: Counter<'code' | 'method' | 'host'>;
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
@@ -111,6 +118,37 @@ export class RuntimeMetrics {
       labelNames: ['name'],
       registers,
     });
+    this.restRateLimiterDuration = new Histogram({
+      name: 'rest_client_rate_limiter_duration_seconds',
+      help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+      labelNames: ['verb', 'host'],
+      buckets: REST_BUCKETS,
+      registers,
+    });
+    this.restRequestDuration = new Histogram({
+      name: 'rest_client_request_duration_seconds',
+      help: 'Request latency in seconds. Broken down by verb, and host.',
+      labelNames: ['verb', 'host'],
+      buckets: REST_BUCKETS,
+      registers,
+    });
+    this.restRequests = new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+      labelNames: ['code', 'method', 'host'],
+      registers,
+    });
+  }
+
+  /** Hooks to pass as KubeClientOptions.metrics: client-go's rest_client_* series. */
+  clientMetrics(): ClientMetrics {
+    return {
+      rateLimiterWait: (verb, host, s) => this.restRateLimiterDuration.observe({ verb, host }, s),
+      request: (method, host, code, s) => {
+        this.restRequestDuration.observe({ verb: method, host }, s);
+        this.restRequests.inc({ code, method, host });
+      },
+    };
   }
 
   /** Pre-creates a controller's series at zero, as controller-runtime does on start. */
