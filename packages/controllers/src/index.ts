@@ -102,3 +102,13 @@ export {
   type SandboxPlan,
   type SandboxReads,
 } from './sandbox/plan.ts';
+export { reconcileSpanAttributes } from './sandbox/plan.ts';
+export { podCacheTransform } from './sandbox/pod-cache-transform.ts';
+export {
+  WRITE_BEHIND_FLUSH_BOUND_MS,
+  WriteBehindClock,
+  isDeferrable,
+  writeBehindDecision,
+  writeBehindWindowMs,
+  type WriteBehindDecision,
+} from './sandbox/write-behind.ts';

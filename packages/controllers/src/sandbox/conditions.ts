@@ -25,6 +25,12 @@ export interface ObservedChildren {
   service?: Service | undefined;
   /** The Service above is controlled by this Sandbox (or was just created or adopted). */
   serviceOwned: boolean;
+  /**
+   * The service step failed (a refusal or a failed write): `status.service`/`serviceFQDN` are
+   * left as they were, as upstream returns before touching them. The error is also in
+   * `reconcileErrors`.
+   */
+  serviceError?: Error | undefined;
   /** Every child error of the pass (PVCs, Pod, Service), in order. */
   reconcileErrors: readonly Error[];
   /** The instant of this pass (injected clock). */

@@ -18,6 +18,7 @@ import {
 import {
   observedChildren,
   planSandbox,
+  reconcileSpanAttributes,
   returnedErrors,
   type PlanOutcome,
   type SandboxReads,
@@ -212,5 +213,22 @@ describe('pass-level scenarios', () => {
       (x) => (x.metadata.deletionTimestamp = '2026-01-01T00:00:00Z'),
     );
     expect(planSandbox(deleting, reads(), NOW)).toEqual({ phase: 'Deleting' });
+  });
+});
+
+describe('TestReconcile_TracingNormalization', () => {
+  it.each([
+    [undefined, undefined],
+    ['go-client', 'go-client'],
+    ['something-else', 'unknown'],
+  ])('created-by %s → span attribute %s', (value, want) => {
+    const s = sandbox('my-sandbox', (x) => {
+      if (value !== undefined) x.metadata.labels = { 'agents.x-k8s.io/created-by': value };
+    });
+    expect(reconcileSpanAttributes(s)).toEqual({
+      'sandbox.name': 'my-sandbox',
+      'sandbox.namespace': 'default',
+      ...(want === undefined ? {} : { 'agents.x-k8s.io/created-by': want }),
+    });
   });
 });

@@ -2,7 +2,12 @@
 // writes to make in order; from what the writes returned, the observation the status is computed
 // from. The I/O reconciler becomes a thin executor: read → planSandbox → execute → observedChildren
 // → computeStatus / expiryAfterReconcile → status write.
-import { SandboxConditionType, SandboxReason } from '@agent-sandbox/api';
+import {
+  Labels,
+  SandboxConditionType,
+  SandboxReason,
+  normalizeCreatedBy,
+} from '@agent-sandbox/api';
 import type { v1beta1 } from '@agent-sandbox/api';
 import type { PersistentVolumeClaim, Pod, Service } from '@agent-sandbox/kube-types';
 import { MultiplePodsError } from '../errors.ts';
@@ -123,6 +128,7 @@ export function observedChildren(
     podError,
     service,
     serviceOwned: service !== undefined,
+    serviceError,
     reconcileErrors,
     now: outcome.now,
   };
@@ -134,4 +140,20 @@ export function observedChildren(
  */
 export function returnedErrors(observed: ObservedChildren): Error[] {
   return observed.reconcileErrors.filter((e) => !(e instanceof MultiplePodsError));
+}
+
+/**
+ * The attributes of the `ReconcileSandbox` span (§11.2 step 2): name, namespace and, when the
+ * Sandbox has the label, the normalised created-by (TestReconcile_TracingNormalization).
+ */
+export function reconcileSpanAttributes(sandbox: Sandbox): Record<string, string> {
+  const attributes: Record<string, string> = {
+    'sandbox.name': sandbox.metadata.name ?? '',
+    'sandbox.namespace': sandbox.metadata.namespace ?? '',
+  };
+  const labels = sandbox.metadata.labels ?? {};
+  if (Object.hasOwn(labels, Labels.CreatedBy)) {
+    attributes[Labels.CreatedBy] = normalizeCreatedBy(labels[Labels.CreatedBy]) ?? 'unknown';
+  }
+  return attributes;
 }

@@ -111,6 +111,22 @@ describe('computeStatus', () => {
   });
 });
 
+describe('service status on a failed service step', () => {
+  it('a foreign Service refusal leaves status.service as it was', () => {
+    const s = sandbox('my-sandbox', (x) => {
+      x.spec.service = true;
+      x.status = { service: 'my-sandbox', serviceFQDN: 'my-sandbox.default.svc.cluster.local' };
+    });
+    const err = new Error(
+      'service "my-sandbox" is owned by Deployment/d (UID: x), not by sandbox "my-sandbox"',
+    );
+    const st = computeStatus(s, observed({ serviceError: err, reconcileErrors: [err] }));
+    expect(st.service).toBe('my-sandbox');
+    expect(st.serviceFQDN).toBe('my-sandbox.default.svc.cluster.local');
+    expect(st.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('ReconcilerError');
+  });
+});
+
 describe('status write (§11.8)', () => {
   it('TestReconcileCoalescesNodeNameStatusWrite: nodeName-only change not written until Ready', () => {
     const s = sandbox();

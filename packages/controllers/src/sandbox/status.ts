@@ -27,7 +27,8 @@ export function sandboxSelector(sandbox: Sandbox): string {
  *   owned Pod, so a foreign Pod never leaks them
  *   (TestReconcileChildResourcesSuspendedForeignPodDoesNotLeakIPOrNodeName);
  * - `service`/`serviceFQDN` from the Service in use, cleared otherwise, left untouched while the
- *   Pod mapping is ambiguous (the service step is skipped then, §11.3 step 4);
+ *   Pod mapping is ambiguous (the service step is skipped then, §11.3 step 4) or when the service
+ *   step failed;
  * - conditions from {@link computeConditions}.
  */
 export function computeStatus(
@@ -52,7 +53,7 @@ export function computeStatus(
       else delete status.nodeName;
     }
   }
-  if (observed.ownedPodCount <= 1) {
+  if (observed.ownedPodCount <= 1 && observed.serviceError === undefined) {
     const service = observed.service;
     const name = service?.metadata?.name ?? '';
     if (service !== undefined && name !== '') {
