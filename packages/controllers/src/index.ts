@@ -112,3 +112,11 @@ export {
   writeBehindWindowMs,
   type WriteBehindDecision,
 } from './sandbox/write-behind.ts';
+export {
+  expireAt,
+  finishedCondition,
+  finishedTime,
+  needsCleanup,
+  timeLeft,
+  type TimeLeft,
+} from './lifecycle.ts';
