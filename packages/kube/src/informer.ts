@@ -127,9 +127,13 @@ export class Informer<T extends KubeObject> {
           await this.#list();
           needList = false;
         }
+        const started = this.#o.clock.now();
         const gotEvents = await this.#watch(signal);
         if (gotEvents) backoff = this.#o.initialBackoffMs;
-        continue; // clean end of stream: re-watch from the last resourceVersion
+        // A clean end re-watches from the last resourceVersion at once, unless the stream was
+        // empty and very short (client-go's "very short watch"): then back off, never spin.
+        if (gotEvents || this.#o.clock.now() - started >= 1_000) continue;
+        log.debug({ resource: this.resource.plural }, 'very short watch, backing off');
       } catch (err: unknown) {
         if (signal.aborted) break;
         if (isGone(err)) {

@@ -22,6 +22,8 @@ const RETRY_MS = 300;
 interface Candidate {
   manager: Manager;
   reconciles: number;
+  /** manager.start()'s promise */
+  running: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,12 +47,14 @@ function candidate(
       releaseOnCancel: release,
     },
   });
+  const ac = new AbortController();
   const c: Candidate = {
     manager,
     reconciles: 0,
+    running: Promise.resolve(),
     stop: async () => {
       ac.abort();
-      await running;
+      await c.running;
     },
   };
   manager.add(
@@ -60,8 +64,8 @@ function candidate(
       reconciler: { reconcile: async () => void c.reconciles++ },
     }),
   );
-  const ac = new AbortController();
-  const running = manager.start(ac.signal);
+  c.running = manager.start(ac.signal);
+  c.running.catch(() => undefined); // observed by the cases that expect a rejection
   return c;
 }
 
@@ -144,5 +148,20 @@ export function leaderElectionCases(target: () => LeaderElectionTarget): void {
     } finally {
       await b.stop();
     }
+  });
+
+  it('a leader whose Lease is taken stops its controllers and start() rejects', async () => {
+    const t = target();
+    const a = candidate(t, 'stolen', 'a');
+    await until(() => a.manager.isLeader, 10_000);
+    const lease = await t.client.get<Lease & { metadata: object }>(LEASES, t.namespace, 'stolen');
+    await t.client.update(LEASES, {
+      ...lease,
+      spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 3600 },
+    });
+    const start = Date.now();
+    await expect(a.running).rejects.toMatchObject({ code: 'LeaderElectionLost' });
+    expect(Date.now() - start).toBeLessThanOrEqual(RENEW_DEADLINE_MS + 3 * RETRY_MS);
+    expect(a.manager.isLeader).toBe(false);
   });
 }
