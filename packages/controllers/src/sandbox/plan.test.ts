@@ -23,7 +23,7 @@ import {
   type PlanOutcome,
   type SandboxReads,
 } from './plan.ts';
-import { computeStatus } from './status.ts';
+import { computeStatus, isStatusWriteNeeded } from './status.ts';
 
 const TRACK = 'agents.x-k8s.io/sandbox-name-hash';
 const HASH = nameHash('my-sandbox');
@@ -230,5 +230,50 @@ describe('TestReconcile_TracingNormalization', () => {
       'sandbox.namespace': 'default',
       ...(want === undefined ? {} : { 'agents.x-k8s.io/created-by': want }),
     });
+  });
+});
+
+describe('a bounded number of status writes per launch', () => {
+  it('create → pending → scheduled → ready writes at most 4 times; repeated passes write nothing', () => {
+    let s = sandbox();
+    let writes = 0;
+    const step = (fetched: Pod | undefined) => {
+      const r = reads(fetched === undefined ? {} : { fetched, indexed: [fetched] });
+      const plan = planSandbox(s, r, NOW);
+      if (plan.phase !== 'Reconcile') throw new Error('phase');
+      const created = plan.pod.write.action === 'Create' ? plan.pod.write.pod : undefined;
+      const status = computeStatus(s, observedChildren(s, plan, { now: NOW, pod: created }));
+      if (isStatusWriteNeeded(s.status, status)) {
+        writes++;
+        s = { ...s, status };
+      }
+    };
+    const labels = { [TRACK]: HASH };
+    const pending = pod('my-sandbox', { owner: owned, labels, phase: 'Pending' });
+    const scheduled = pod('my-sandbox', {
+      owner: owned,
+      labels,
+      phase: 'Pending',
+      nodeName: 'node-a',
+      conditions: [{ type: 'PodScheduled', status: 'True' }],
+    });
+    const ready = readyPod('my-sandbox', {
+      owner: owned,
+      labels,
+      nodeName: 'node-a',
+      conditions: [
+        { type: 'PodScheduled', status: 'True' },
+        { type: 'Ready', status: 'True' },
+      ],
+    });
+    step(undefined);
+    s = {
+      ...s,
+      metadata: { ...s.metadata, annotations: { 'agents.x-k8s.io/pod-name': 'my-sandbox' } },
+    };
+    for (const p of [pending, pending, scheduled, scheduled, ready, ready, ready]) step(p);
+    expect(writes).toBeLessThanOrEqual(4);
+    expect(s.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(s.status?.nodeName).toBe('node-a');
   });
 });

@@ -86,7 +86,11 @@ export interface PlanOutcome {
   pvcError?: Error | undefined;
   /** A failed Pod write (create, patch, delete) or pod-name annotation patch. */
   podWriteError?: Error | undefined;
-  /** The Pod the API server returned for a create (or the existing one after AlreadyExists). */
+  /**
+   * The Pod the API server returned for a create. On AlreadyExists the reconciler Gets the Pod,
+   * re-plans with `planPod(sandbox, { indexedPods, fetchedPod: existing })`, executes that plan
+   * and passes the plan it executed to observedChildren.
+   */
   pod?: Pod | undefined;
   /** A failed Service write. */
   serviceWriteError?: Error | undefined;
