@@ -63,7 +63,7 @@ interface RequestSpec {
   context: string;
   /** No client deadline (watch streams). */
   stream?: boolean;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export class KubeClient {
@@ -123,6 +123,7 @@ export class KubeClient {
       path: resourcePath(ref, namespace, name),
       query: { resourceVersion: options.resourceVersion },
       context: `get ${describe(ref, namespace, name)}`,
+      signal: options.signal,
     });
   }
 
@@ -131,11 +132,13 @@ export class KubeClient {
     namespace?: string,
     options: ListOptions = {},
   ): Promise<ListResult<T>> {
+    const { signal, ...query } = options;
     const list = await this.#json<ListResult<T>>({
       method: 'GET',
       path: resourcePath(ref, namespace),
-      query: { ...options },
+      query,
       context: `list ${describe(ref, namespace)}`,
+      signal,
     });
     return { ...list, items: list.items ?? [] };
   }
@@ -151,6 +154,7 @@ export class KubeClient {
       query: writeQuery(options),
       body: obj,
       context: `create ${describe(ref, obj.metadata.namespace, obj.metadata.name ?? obj.metadata.generateName)}`,
+      signal: options.signal,
     });
   }
 
@@ -196,6 +200,7 @@ export class KubeClient {
       body: patch.type === 'json' ? patch.ops : patch.body,
       contentType,
       context: `patch ${describe(ref, namespace, name)}`,
+      signal: options.signal,
     });
   }
 
@@ -220,6 +225,7 @@ export class KubeClient {
       path: resourcePath(ref, namespace, name),
       body,
       context: `delete ${describe(ref, namespace, name)}`,
+      signal: options.signal,
     });
     return res.kind === 'Status' ? undefined : (res as T);
   }
@@ -285,6 +291,7 @@ export class KubeClient {
       query: writeQuery(options),
       body: obj,
       context: `update ${describe(ref, namespace, name)}${subresource ? `/${subresource}` : ''}`,
+      signal: options.signal,
     });
   }
 

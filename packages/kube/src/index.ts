@@ -45,6 +45,7 @@ export {
   LEASES,
 } from './resources.ts';
 export type {
+  RequestOptions,
   GetOptions,
   ListOptions,
   ListResult,

@@ -1,11 +1,17 @@
 // Option and result types of KubeClient's verbs (query parameters: semantics §3.2).
 import type { KubeObject, ListMeta } from '@agent-sandbox/kube-types';
 
-export interface GetOptions {
+/** Options every non-watch verb accepts. */
+export interface RequestOptions {
+  /** Aborts the request (KubeError `Aborted`); the client's `timeoutMs` applies as well. */
+  signal?: AbortSignal;
+}
+
+export interface GetOptions extends RequestOptions {
   resourceVersion?: string;
 }
 
-export interface ListOptions {
+export interface ListOptions extends RequestOptions {
   labelSelector?: string;
   fieldSelector?: string;
   limit?: number;
@@ -21,7 +27,7 @@ export interface ListResult<T extends KubeObject> {
   items: T[];
 }
 
-export interface WriteOptions {
+export interface WriteOptions extends RequestOptions {
   fieldManager?: string;
   dryRun?: boolean;
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
@@ -49,7 +55,7 @@ export interface PatchOptions extends WriteOptions {
   subresource?: string;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends RequestOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };

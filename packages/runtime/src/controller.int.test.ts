@@ -236,4 +236,18 @@ describe('Controller + Manager', () => {
     expect(count).toBeGreaterThan(1);
     expect(count).toBeLessThanOrEqual(11); // deduplicated while waiting
   });
+
+  it('start() rejects with CacheSyncTimeout when the API server is unreachable', async () => {
+    const dead = new KubeClient({
+      config: { server: 'http://127.0.0.1:1', namespace: 'default', insecureSkipTlsVerify: false },
+    });
+    const manager = new Manager({ client: dead, logger: silent, cacheSyncTimeoutMs: 300 });
+    manager.add(
+      new Controller({ name: 'never', for: CONFIG_MAPS, reconciler: new CopyLabel(dead) }),
+    );
+    await expect(manager.start(new AbortController().signal)).rejects.toMatchObject({
+      code: 'CacheSyncTimeout',
+    });
+    await dead.close();
+  });
 });

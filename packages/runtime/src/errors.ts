@@ -1,6 +1,7 @@
 // Every error of @agent-sandbox/runtime extends RuntimeError (STYLE error rule 1).
 
-export type RuntimeErrorCode = 'Terminal' | 'InvalidArgument' | 'LeaderElectionLost' | 'Shutdown';
+export type RuntimeErrorCode =
+  'Terminal' | 'InvalidArgument' | 'LeaderElectionLost' | 'CacheSyncTimeout';
 
 export class RuntimeError extends Error {
   readonly code: RuntimeErrorCode;

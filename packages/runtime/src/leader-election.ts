@@ -97,7 +97,7 @@ export class LeaderElector {
     // acquire
     for (;;) {
       if (signal.aborted) return;
-      if (await this.#tryAcquireOrRenew()) break;
+      if (await this.#attempt(this.#o.renewDeadlineMs)) break;
       if (!(await this.#wait(retryPeriodMs * (1 + this.#o.random() * 1.2), signal))) return;
     }
     logger.info({ lease: this.#leaseName() }, 'acquired lease');
@@ -110,7 +110,9 @@ export class LeaderElector {
     let lastRenew = this.#o.clock.now();
     for (;;) {
       if (!(await this.#wait(retryPeriodMs, signal))) break;
-      if (await this.#tryAcquireOrRenew()) {
+      // Each renewal must finish before the renew deadline (client-go's renew context).
+      const left = lastRenew + this.#o.renewDeadlineMs - this.#o.clock.now();
+      if (left > 0 && (await this.#attempt(left))) {
         lastRenew = this.#o.clock.now();
         continue;
       }
@@ -142,7 +144,18 @@ export class LeaderElector {
     }
   }
 
-  async #tryAcquireOrRenew(): Promise<boolean> {
+  /** One tryAcquireOrRenew whose requests are aborted after `timeoutMs` (on the injected clock). */
+  async #attempt(timeoutMs: number): Promise<boolean> {
+    const ac = new AbortController();
+    const timer = this.#o.clock.setTimer(() => ac.abort(), timeoutMs);
+    try {
+      return await this.#tryAcquireOrRenew(ac.signal);
+    } finally {
+      timer.cancel();
+    }
+  }
+
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { client, namespace, name, identity, clock, logger } = this.#o;
     const now = clock.now();
     const fresh: Spec = {
@@ -154,19 +167,23 @@ export class LeaderElector {
     };
     let lease: LeaseObject;
     try {
-      lease = await client.get<LeaseObject>(LEASES, namespace, name);
+      lease = await client.get<LeaseObject>(LEASES, namespace, name, { signal });
     } catch (err: unknown) {
       if (!isNotFound(err)) {
         logger.warn({ err }, 'error retrieving lease');
         return false;
       }
       try {
-        const created = await client.create<LeaseObject>(LEASES, {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name, namespace },
-          spec: fresh,
-        });
+        const created = await client.create<LeaseObject>(
+          LEASES,
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name, namespace },
+            spec: fresh,
+          },
+          { signal },
+        );
         this.#observe(created, clock.now());
         return true;
       } catch (createErr: unknown) {
@@ -194,7 +211,11 @@ export class LeaderElector {
           }
         : { ...fresh, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 };
     try {
-      const updated = await client.update<LeaseObject>(LEASES, { ...lease, spec: next });
+      const updated = await client.update<LeaseObject>(
+        LEASES,
+        { ...lease, spec: next },
+        { signal },
+      );
       this.#observe(updated, clock.now());
       return true;
     } catch (err: unknown) {

@@ -55,6 +55,8 @@ export interface ManagerOptions {
   leaderElection?: LeaderElectionOptions;
   /** Restrict every informer to one namespace. @default all namespaces */
   namespace?: string;
+  /** start() rejects with `CacheSyncTimeout` if informers have not synced by then. @default 120_000 */
+  cacheSyncTimeoutMs?: number;
   /** How long shutdown waits for in-flight reconciles. @default 30_000 */
   gracefulShutdownTimeoutMs?: number;
 }
@@ -147,19 +149,34 @@ export class Manager implements InformerSource {
     try {
       await this.#serveEndpoints();
       const informerRuns = [...this.#informers.values()].map((i) => i.run(stop.signal));
+      const syncTimeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
+      const syncDeadline = new AbortController();
+      const syncTimer = this.#clock.setTimer(() => syncDeadline.abort(), syncTimeoutMs);
+      const syncSignal = AbortSignal.any([stop.signal, syncDeadline.signal]);
       try {
-        await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(stop.signal)));
+        await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(syncSignal)));
         log.info({ informers: this.#informers.size }, 'caches synced');
       } catch {
-        // aborted before the caches synced: fall through to shutdown
+        // aborted or timed out before the caches synced: handled below
+      } finally {
+        syncTimer.cancel();
       }
       let lost = false;
+      let syncFailed = false;
+      if (syncDeadline.signal.aborted && !stop.signal.aborted) {
+        syncFailed = true;
+        stop.abort();
+      }
       if (!stop.signal.aborted) {
         if (this.#o.leaderElection) lost = await this.#runElected(stop.signal);
         else await this.#runControllers(stop.signal);
       }
       stop.abort();
       await Promise.all(informerRuns);
+      if (syncFailed)
+        throw new RuntimeError(`caches did not sync within ${syncTimeoutMs} ms`, {
+          code: 'CacheSyncTimeout',
+        });
       if (lost)
         throw new RuntimeError(`leader election lost: ${this.#o.leaderElection?.name}`, {
           code: 'LeaderElectionLost',
