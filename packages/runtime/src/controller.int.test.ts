@@ -215,7 +215,8 @@ describe('Controller + Manager', () => {
     let maxActive = 0;
     let count = 0;
     const reconciler: Reconciler = {
-      async reconcile() {
+      async reconcile(_req, ctx) {
+        ctx.tracer.startSpan('ReconcileSerial').end(); // no-op tracer without an SDK
         active++;
         maxActive = Math.max(maxActive, active);
         count++;

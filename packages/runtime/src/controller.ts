@@ -9,6 +9,7 @@ import {
   type Informer,
   type ResourceRef,
 } from '@agent-sandbox/kube';
+import { trace, type Tracer } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { invalidArgument, isTerminalError } from './errors.ts';
@@ -48,7 +49,11 @@ export interface ControllerRunOptions {
   metrics: RuntimeMetrics;
   logger?: Logger;
   clock?: Clock;
+  /** @default the global provider's tracer `agent-sandbox-controller` (no-op without an SDK) */
+  tracer?: Tracer;
 }
+
+export const TRACER_NAME = 'agent-sandbox-controller';
 
 const PROGRAMMER_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
 
@@ -96,6 +101,7 @@ export class Controller {
   async run(signal: AbortSignal, options: ControllerRunOptions): Promise<void> {
     const { metrics, informers } = options;
     const clock = options.clock ?? realClock;
+    const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
     const logger = (options.logger ?? pino({ level: 'silent' })).child({ controller: this.name });
     const queue = new WorkQueue<string>({
       clock,
@@ -123,7 +129,7 @@ export class Controller {
     if (signal.aborted) queue.shutdown();
     logger.info({ workers: this.#concurrency }, 'starting workers');
     const workers = Array.from({ length: this.#concurrency }, () =>
-      this.#worker(queue, signal, logger, metrics, clock),
+      this.#worker(queue, signal, logger, metrics, clock, tracer),
     );
     await Promise.all(workers);
     signal.removeEventListener('abort', onAbort);
@@ -136,6 +142,7 @@ export class Controller {
     logger: Logger,
     metrics: RuntimeMetrics,
     clock: Clock,
+    tracer: Tracer,
   ): Promise<void> {
     const controller = this.name;
     for (;;) {
@@ -146,7 +153,7 @@ export class Controller {
       metrics.activeWorkers.inc({ controller });
       const start = clock.now();
       try {
-        const result = await this.#o.reconciler.reconcile(req, { signal, logger: log });
+        const result = await this.#o.reconciler.reconcile(req, { signal, logger: log, tracer });
         const after = result?.requeueAfterMs ?? 0;
         queue.forget(key);
         if (after > 0) {

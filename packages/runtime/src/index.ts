@@ -6,6 +6,7 @@ export {
   type ControllerRunOptions,
   type InformerSource,
   type MappedWatch,
+  TRACER_NAME,
 } from './controller.ts';
 export { Manager, type ManagerOptions, type LeaderElectionOptions } from './manager.ts';
 export { LeaderElector, type LeaderElectorOptions } from './leader-election.ts';

@@ -8,6 +8,7 @@ import {
   type KubeClient,
   type ResourceRef,
 } from '@agent-sandbox/kube';
+import type { Tracer } from '@opentelemetry/api';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
@@ -53,6 +54,8 @@ export interface ManagerOptions {
   healthProbeBindAddress?: string;
   /** Absent: no leader election (every replica reconciles). */
   leaderElection?: LeaderElectionOptions;
+  /** Tracer handed to reconcilers. @default the global provider's `agent-sandbox-controller` */
+  tracer?: Tracer;
   /** Restrict every informer to one namespace. @default all namespaces */
   namespace?: string;
   /** start() rejects with `CacheSyncTimeout` if informers have not synced by then. @default 120_000 */
@@ -225,6 +228,7 @@ export class Manager implements InformerSource {
         metrics: this.metrics,
         logger: this.logger,
         clock: this.#clock,
+        ...(this.#o.tracer ? { tracer: this.#o.tracer } : {}),
       }),
     );
     await aborted(signal);

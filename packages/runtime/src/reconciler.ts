@@ -1,4 +1,5 @@
 // The Reconciler contract (STYLE error rule 5, controller-runtime reconcile.Reconciler).
+import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 
 /** Which object to reconcile. `namespace` is '' for cluster-scoped kinds. */
@@ -20,6 +21,11 @@ export interface ReconcileContext {
   signal: AbortSignal;
   /** Carries `controller`, `namespace`, `name` and a per-reconcile id. */
   logger: Logger;
+  /**
+   * Tracer `agent-sandbox-controller` (spec §19.2) for the reconciler's own spans
+   * (`ReconcileSandbox`, ...). A no-op unless the entry point registered an OpenTelemetry SDK.
+   */
+  tracer: Tracer;
 }
 
 /**
