@@ -99,6 +99,7 @@ export class Controller {
    * in-flight reconcile has finished. Call after the informers have synced.
    */
   async run(signal: AbortSignal, options: ControllerRunOptions): Promise<void> {
+    if (this.#queue) throw invalidArgument(`controller ${this.name} can run only once`);
     const { metrics, informers } = options;
     const clock = options.clock ?? realClock;
     const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);

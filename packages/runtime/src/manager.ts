@@ -20,8 +20,11 @@ import { LeaderElector } from './leader-election.ts';
 import { RuntimeMetrics } from './metrics.ts';
 
 export interface LeaderElectionOptions {
-  /** Lease namespace. */
-  namespace: string;
+  /**
+   * Lease namespace. @default the client config's namespace (in a cluster: the service
+   * account's, which is how upstream's `--leader-election-namespace ""` auto-detects)
+   */
+  namespace?: string;
   /** Lease name (upstream: `a3317529.agent-sandbox.x-k8s.io`). */
   name: string;
   /** @default `<hostname>_<uuid>` */
@@ -197,13 +200,14 @@ export class Manager implements InformerSource {
     const le = this.#o.leaderElection;
     if (!le) return false;
     let controllers: Promise<void> | undefined;
+    const namespace = le.namespace || this.#o.client.config.namespace;
     const elector = new LeaderElector({
       client: this.#o.client,
-      namespace: le.namespace,
+      namespace,
       name: le.name,
       identity: le.identity ?? `${hostname()}_${randomUUID()}`,
       clock: this.#clock,
-      logger: this.logger.child({ lease: `${le.namespace}/${le.name}` }),
+      logger: this.logger.child({ lease: `${namespace}/${le.name}` }),
       onStartedLeading: (leading) => (controllers = this.#runControllers(leading)),
       onNewLeader: (id) => this.logger.info({ leader: id }, 'new leader observed'),
       ...(le.leaseDurationMs ? { leaseDurationMs: le.leaseDurationMs } : {}),
