@@ -1,13 +1,12 @@
 // KubeClient against the real kube-apiserver of test/cluster: HTTPS with the CA and a client
-// certificate from the admin kubeconfig, exact error Statuses, and the in-stream 410 of a watch
-// from a compacted resourceVersion.
+// certificate from the admin kubeconfig, exact error Statuses, and an informer.
 import type { ConfigMap, KubeObject } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // eslint-disable-next-line no-restricted-imports -- the shared cluster harness lives in test/support
 import { ensureCluster } from '../../../test/support/cluster.ts';
 import { KubeClient } from './client.ts';
-import { isAlreadyExists, isConflict, isGone, isNotFound } from './errors.ts';
+import { isAlreadyExists, isConflict, isNotFound } from './errors.ts';
 import { Informer } from './informer.ts';
 import { kubeConfigFromFile } from './kubeconfig.ts';
 import { CONFIG_MAPS, NAMESPACES } from './resources.ts';
@@ -54,12 +53,9 @@ describe('KubeClient on kube-apiserver', () => {
     await expect(client.get(CONFIG_MAPS, ns, 'a')).rejects.toSatisfy(isNotFound);
   });
 
-  it('a watch from a compacted resourceVersion throws 410 at once', async () => {
-    const iterate = async (): Promise<void> => {
-      for await (const _ of client.watch(CONFIG_MAPS, ns, { resourceVersion: '1' })) void _;
-    };
-    await expect(iterate()).rejects.toSatisfy(isGone);
-  });
+  // A watch from a compacted resourceVersion is tested against the embedded server, which can
+  // compact on demand (informer.int.test.ts). The harness cluster compacts etcd every 5 minutes,
+  // so on a fresh cluster resourceVersion 1 is still in history and the watch replays instead.
 
   it('an informer syncs and follows changes', async () => {
     await client.create(CONFIG_MAPS, configMap(ns, 'pre'));
