@@ -2,7 +2,7 @@
 // each error with a stable `code`).
 
 export type ControllersErrorCode =
-  'MultiplePods' | 'OwnedByOther' | 'NotAdoptable' | 'ServiceNotHeadless';
+  'MultiplePods' | 'OwnedByOther' | 'NotAdoptable' | 'ServiceNotHeadless' | 'ReconcileFailed';
 
 export class ControllersError extends Error {
   readonly code: ControllersErrorCode;

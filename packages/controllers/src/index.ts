@@ -120,3 +120,21 @@ export {
   timeLeft,
   type TimeLeft,
 } from './lifecycle.ts';
+export {
+  POD_NAME_HASH_INDEX,
+  SANDBOXES,
+  SandboxReconciler,
+  type SandboxReconcilerOptions,
+} from './sandbox/sandbox-reconciler.ts';
+export {
+  DEFAULT_SANDBOX_CONCURRENCY,
+  SANDBOX_CONTROLLER_NAME,
+  sandboxController,
+  type SandboxControllerOptions,
+} from './sandbox/sandbox-controller.ts';
+export {
+  SANDBOX_EVENT_COMPONENT,
+  recordSandboxEvent,
+  sandboxEvent,
+  type SandboxEvent,
+} from './sandbox/events.ts';
