@@ -30,8 +30,19 @@ export function encode(obj: KubeObject): string {
   return JSON.stringify(copy);
 }
 
+/** How many decoded watch events the codec keeps for other watchers of the same revision. */
+const SHARED_EVENT_CACHE_SIZE = 1024;
+
+export interface SharedEvent {
+  /** The decoded object; shared between watchers, so read-only. */
+  readonly object: KubeObject;
+  /** Its JSON text, serialized once for every watcher. */
+  readonly json: string;
+}
+
 export class ResourceCodec {
   readonly #convert: Converter | undefined;
+  readonly #events = new Map<string, SharedEvent>();
 
   constructor(convert?: Converter) {
     this.#convert = convert;
@@ -44,6 +55,31 @@ export class ResourceCodec {
     if (r.crd?.spec.conversion?.strategy === 'Webhook' && this.#convert)
       return this.#convert(obj, target);
     return { ...obj, apiVersion: target };
+  }
+
+  /**
+   * The object a watch event carries, decoded and serialized once however many watchers of that
+   * resource and version receive it (each revision writes exactly one key, so the revision, the
+   * resource and the version identify the event's value).
+   */
+  decodeEvent(
+    r: ResourceInfo,
+    key: string,
+    value: string,
+    revision: number,
+    version: string,
+  ): SharedEvent {
+    const id = `${r.group}/${r.plural}/${version}@${revision}`;
+    const hit = this.#events.get(id);
+    if (hit) return hit;
+    const object = this.decode(r, { key, revision, createRevision: 0, value }, version);
+    const event: SharedEvent = { object, json: JSON.stringify(object) };
+    this.#events.set(id, event);
+    if (this.#events.size > SHARED_EVENT_CACHE_SIZE) {
+      const oldest = this.#events.keys().next().value;
+      if (oldest !== undefined) this.#events.delete(oldest);
+    }
+    return event;
   }
 
   /** A stored object as a client of `version` sees it. */

@@ -48,13 +48,18 @@ export function watch(parts: ServerParts, call: Call): Response {
       let closed = false;
       let lastRevision = 0;
       let firstRow = true;
-      const send = (type: EventType, object: unknown): void => {
+      const send = (type: EventType, object: unknown, json?: string): void => {
         if (closed) return;
         if (table && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')) {
           object = tableForEvent(parts, call, object as KubeObject, table, firstRow);
           firstRow = false;
+          json = undefined;
         }
-        controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
+        const line =
+          json === undefined
+            ? JSON.stringify({ type, object })
+            : `{"type":"${type}","object":${json}}`;
+        controller.enqueue(encoder.encode(`${line}\n`));
       };
       const close = (): void => {
         if (closed) return;
@@ -98,15 +103,16 @@ export function watch(parts: ServerParts, call: Call): Response {
       const onEvent = (e: WatchEvent): void => {
         if (singleKey && e.key !== singleKey) return;
         lastRevision = e.revision;
-        const obj = decode(e.value, e.revision);
+        const shared = parts.codec.decodeEvent(r, e.key, e.value, e.revision, call.version);
+        const obj = shared.object;
         const matches = filter(obj);
         if (e.type === 'DELETED') {
-          if (matches) send('DELETED', obj);
+          if (matches) send('DELETED', obj, shared.json);
           return;
         }
         const before = e.prevValue === undefined ? false : filter(decode(e.prevValue, e.revision));
-        if (matches && (e.type === 'ADDED' || !before)) send('ADDED', obj);
-        else if (matches) send('MODIFIED', obj);
+        if (matches && (e.type === 'ADDED' || !before)) send('ADDED', obj, shared.json);
+        else if (matches) send('MODIFIED', obj, shared.json);
         else if (before) send('DELETED', decode(e.prevValue as string, e.revision));
       };
       let handle;
