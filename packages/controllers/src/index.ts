@@ -138,3 +138,14 @@ export {
   sandboxEvent,
   type SandboxEvent,
 } from './sandbox/events.ts';
+export {
+  AgentSandboxMetrics,
+  CLAIM_STARTUP_BUCKETS_MS,
+  CREATION_BUCKETS_MS,
+  normalizeCreatedBy,
+  sandboxGaugeLabels,
+  type AgentSandboxMetricsOptions,
+  type BuildInfo,
+  type SandboxForMetrics,
+  type SandboxGaugeLabel,
+} from './metrics.ts';

@@ -1,0 +1,101 @@
+// A running Sandbox controller for the integration and cluster tests: a real Manager with
+// sandboxController(), plus small helpers to create Sandboxes and wait for their state.
+import { SandboxConditionType } from '@agent-sandbox/api';
+import type { Condition, v1beta1 } from '@agent-sandbox/api';
+import { NAMESPACES, type KubeClient } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+import { Manager } from '@agent-sandbox/runtime';
+import { pino } from 'pino';
+import { sandboxController } from '../sandbox/sandbox-controller.ts';
+import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
+
+export type SandboxObject = v1beta1.Sandbox & KubeObject;
+
+export interface RunningController {
+  manager: Manager;
+  /** Aborts the manager and waits for its graceful shutdown. */
+  stop(): Promise<void>;
+}
+
+/** Starts a Manager restricted to `namespace` with the Sandbox controller. */
+export function startSandboxController(
+  client: KubeClient,
+  namespace: string,
+  options: { clusterDomain?: string } = {},
+): RunningController {
+  const manager = new Manager({ client, logger: pino({ level: 'silent' }), namespace });
+  manager.add(sandboxController({ client, informers: manager, concurrency: 4, ...options }));
+  const abort = new AbortController();
+  const done = manager.start(abort.signal);
+  done.catch(() => undefined);
+  return {
+    manager,
+    stop: async () => {
+      abort.abort();
+      await done;
+    },
+  };
+}
+
+export async function createNamespace(client: KubeClient, name: string): Promise<void> {
+  await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+/** Polls until `check` returns a value other than undefined (assertion errors retry too). */
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const start = Date.now();
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err: unknown) {
+      last = err;
+    }
+    if (Date.now() - start > timeoutMs) {
+      throw new Error(`condition not met in ${timeoutMs} ms`, { cause: last });
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A v1beta1 Sandbox with one busybox container listening on 8080. */
+export function newSandbox(
+  namespace: string,
+  name: string,
+  spec: Partial<v1beta1.SandboxSpec> = {},
+): SandboxObject {
+  return {
+    apiVersion: 'agents.x-k8s.io/v1beta1',
+    kind: 'Sandbox',
+    metadata: { name, namespace },
+    spec: {
+      podTemplate: {
+        metadata: { labels: { app: 'agent' } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 8080 }] }],
+        },
+      },
+      ...spec,
+    },
+  };
+}
+
+export async function getSandbox(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<SandboxObject> {
+  return client.get<SandboxObject>(SANDBOXES, namespace, name);
+}
+
+export function condition(
+  sandbox: SandboxObject,
+  type: keyof typeof SandboxConditionType,
+): Condition | undefined {
+  return sandbox.status?.conditions?.find((c) => c.type === type);
+}
