@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { addApiserverCommand } from './commands/apiserver.ts';
+import { addControllerCommand } from './commands/controller.ts';
 import { runManifestsCrds } from './commands/manifests.ts';
 import { addStartCommand } from './commands/start.ts';
 import { runValidate } from './commands/validate.ts';
@@ -88,6 +89,8 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
   addStartCommand(program, io, setExit);
 
   addApiserverCommand(program, io, setExit);
+
+  addControllerCommand(program, io, setExit, pkg.version);
 
   return program;
 }

@@ -1,0 +1,523 @@
+// The `controller` command's flags: upstream's names, defaults and validation (spec §18.1), parsed
+// with Go's flag-package rules (`--name value`, `--name=value`, one or two dashes, booleans as
+// `--name` or `--name=false`). Pure: argv in, values plus warnings out, or a FlagError naming
+// the flag and the fix.
+import { parseBindAddress } from '@agent-sandbox/runtime';
+
+export class FlagError extends Error {}
+
+export type FlagValue = boolean | number | string;
+
+export interface FlagSpec {
+  name: string;
+  default: FlagValue;
+  /** Parses (and validates) the text; throws a message without the flag name. */
+  parse: (text: string) => FlagValue;
+  help: string;
+  /** Accepted for compatibility; a non-default value only logs a warning. */
+  ignored?: string;
+}
+
+const BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Go's strconv.ParseBool. */
+export function parseBool(text: string): boolean {
+  if (BOOL_TRUE.has(text)) return true;
+  if (BOOL_FALSE.has(text)) return false;
+  throw new Error(`"${text}" is not a boolean (use true or false)`);
+}
+
+/** Go's strconv.Atoi (base 10, optional sign). */
+export function parseInt10(text: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw new Error(`"${text}" is not an integer`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new Error(`"${text}" is out of range`);
+  return n;
+}
+
+/** Go's strconv.ParseFloat (decimal forms, Inf and NaN). */
+export function parseFloat64(text: string): number {
+  if (/^[+-]?(inf|infinity)$/i.test(text)) return text.startsWith('-') ? -Infinity : Infinity;
+  if (/^nan$/i.test(text)) return NaN;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text))
+    throw new Error(`"${text}" is not a number`);
+  return Number(text);
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Go's time.ParseDuration, in milliseconds ("5m", "1h30m", "300ms", "0"). */
+export function parseDurationMs(text: string): number {
+  const bad = (): Error =>
+    new Error(`"${text}" is not a duration (use a number with a unit, e.g. 300ms, 30s, 5m, 1h)`);
+  let rest = text;
+  let sign = 1;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    if (rest[0] === '-') sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  if (rest === '') throw bad();
+  let total = 0;
+  const part = /^(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
+  while (rest !== '') {
+    const m = part.exec(rest);
+    if (!m) throw bad();
+    total += Number(m[1]) * (DURATION_UNITS[m[2] as string] ?? 0);
+    rest = rest.slice(m[0].length);
+  }
+  return sign * total;
+}
+
+const str = (text: string): string => text;
+
+function positiveInt(text: string): number {
+  const n = parseInt10(text);
+  if (n <= 0) throw new Error(`must be greater than 0, got ${n}`);
+  return n;
+}
+
+function bindAddress(text: string): string {
+  let at: { port: number } | undefined;
+  try {
+    at = parseBindAddress(text);
+  } catch {
+    throw new Error(`"${text}" is not host:port, :port or 0 (0 disables)`);
+  }
+  if (at && at.port > 65535) throw new Error(`port ${at.port} is above 65535`);
+  return text;
+}
+
+function oneOf(values: readonly string[]): (text: string) => string {
+  return (text) => {
+    if (!values.includes(text)) throw new Error(`"${text}" is not one of ${values.join(', ')}`);
+    return text;
+  };
+}
+
+/** zap's --zap-log-level: debug, info, error, or an integer > 0 (verbosity). */
+function zapLevel(text: string): string {
+  if (['debug', 'info', 'error', 'warn', 'dpanic', 'panic', 'fatal'].includes(text)) return text;
+  if (/^\d+$/.test(text) && Number(text) > 0) return text;
+  throw new Error(`"${text}" is not a log level (use debug, info, error, or an integer > 0)`);
+}
+
+const NOT_YET = 'not implemented yet';
+
+/** Upstream's flags, in upstream's order (spec §18.1). */
+export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
+  { name: 'version', default: false, parse: parseBool, help: 'print version and exit' },
+  {
+    name: 'kubeconfig',
+    default: '',
+    parse: str,
+    help: 'kubeconfig path; else KUBECONFIG, the in-cluster service account, or ~/.kube/config',
+  },
+  {
+    name: 'metrics-bind-address',
+    default: ':8080',
+    parse: bindAddress,
+    help: 'address the /metrics endpoint binds to ("0" disables)',
+  },
+  {
+    name: 'health-probe-bind-address',
+    default: ':8081',
+    parse: bindAddress,
+    help: 'address /healthz and /readyz bind to ("0" disables)',
+  },
+  {
+    name: 'leader-elect',
+    default: true,
+    parse: parseBool,
+    help: 'elect a leader on a Lease so only one replica reconciles',
+  },
+  {
+    name: 'leader-election-namespace',
+    default: '',
+    parse: str,
+    help: "namespace of the leader Lease (empty: the service account's or kubeconfig's)",
+  },
+  {
+    name: 'extensions',
+    default: false,
+    parse: parseBool,
+    help: 'enable the SandboxClaim, SandboxTemplate and SandboxWarmPool controllers',
+  },
+  {
+    name: 'cluster-domain',
+    default: 'cluster.local',
+    parse: str,
+    help: 'cluster DNS domain used in status.serviceFQDN',
+  },
+  {
+    name: 'enable-tracing',
+    default: false,
+    parse: parseBool,
+    help: 'export OpenTelemetry traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)',
+  },
+  {
+    name: 'enable-pprof',
+    default: false,
+    parse: parseBool,
+    help: 'serve profiles on the metrics server',
+    ignored: NOT_YET,
+  },
+  {
+    name: 'enable-pprof-debug',
+    default: false,
+    parse: parseBool,
+    help: 'serve all profiling endpoints',
+    ignored: NOT_YET,
+  },
+  {
+    name: 'pprof-block-profile-rate',
+    default: 1000000,
+    parse: parseInt10,
+    help: 'block profile rate',
+    ignored: 'Go runtime only',
+  },
+  {
+    name: 'pprof-mutex-profile-fraction',
+    default: 10,
+    parse: parseInt10,
+    help: 'mutex profile fraction',
+    ignored: 'Go runtime only',
+  },
+  {
+    name: 'kube-api-qps',
+    default: -1,
+    parse: (t) => {
+      const n = parseFloat64(t);
+      if (Number.isNaN(n)) throw new Error('must be a number (negative disables limiting)');
+      return n;
+    },
+    help: 'client-side request rate limit to the API server (<=0: no limit)',
+  },
+  {
+    name: 'kube-api-burst',
+    default: 10,
+    parse: positiveInt,
+    help: 'client-side burst above --kube-api-qps (>0)',
+  },
+  {
+    name: 'api-connections',
+    default: 1,
+    parse: (t) => {
+      const n = parseInt10(t);
+      if (n < 1) throw new Error(`must be at least 1, got ${n}`);
+      return n;
+    },
+    help: 'HTTP/2 connections non-watch traffic is sharded over (>=1)',
+    ignored: NOT_YET,
+  },
+  {
+    name: 'separate-watch-connection',
+    default: false,
+    parse: parseBool,
+    help: 'dedicated connection for informers',
+    ignored: NOT_YET,
+  },
+  {
+    name: 'sandbox-concurrent-workers',
+    default: 100,
+    parse: positiveInt,
+    help: 'Sandbox reconciles run in parallel (>0)',
+  },
+  {
+    name: 'sandbox-claim-concurrent-workers',
+    default: 50,
+    parse: positiveInt,
+    help: 'SandboxClaim reconciles run in parallel (>0)',
+  },
+  {
+    name: 'sandbox-warm-pool-concurrent-workers',
+    default: 1,
+    parse: positiveInt,
+    help: 'SandboxWarmPool reconciles run in parallel (>0)',
+  },
+  {
+    name: 'sandbox-template-concurrent-workers',
+    default: 1,
+    parse: positiveInt,
+    help: 'SandboxTemplate reconciles run in parallel',
+  },
+  {
+    name: 'sandbox-warm-pool-max-batch-size',
+    default: 300,
+    parse: positiveInt,
+    help: 'most Sandboxes a warm pool creates per reconcile (>0)',
+  },
+  {
+    name: 'sandbox-warm-pool-replenish-delay',
+    default: 0,
+    parse: parseDurationMs,
+    help: 'delay before a warm pool replenishes (ms after parsing, e.g. 500ms)',
+  },
+  {
+    name: 'sandbox-warm-pool-max-refill-rate',
+    default: 0,
+    parse: (t) => {
+      const n = parseFloat64(t);
+      if (!Number.isFinite(n) || n < 0) throw new Error(`must be a finite number >= 0, got ${t}`);
+      return n;
+    },
+    help: 'warm pool refills per second (0: unlimited)',
+  },
+  {
+    name: 'sandbox-warm-pool-readiness-grace-period',
+    default: 300_000,
+    parse: positiveDuration,
+    help: 'how long a warm Sandbox may take to become Ready (default 5m)',
+  },
+  {
+    name: 'sandbox-warm-pool-unschedulable-recheck-interval',
+    default: 60_000,
+    parse: positiveDuration,
+    help: 'recheck interval for unschedulable warm Sandboxes (default 1m)',
+  },
+  {
+    name: 'enable-warm-pool-eviction',
+    default: true,
+    parse: parseBool,
+    help: 'evict stale warm Sandboxes',
+  },
+  {
+    name: 'cache-label-selectors',
+    default: false,
+    parse: parseBool,
+    help: 'cache only Pods and Services labelled with agents.x-k8s.io/sandbox-name-hash',
+    ignored: NOT_YET,
+  },
+  {
+    name: 'disable-claim-events',
+    default: false,
+    parse: parseBool,
+    help: 'emit no SandboxClaim events',
+  },
+  {
+    name: 'disable-claim-observability-annotations',
+    default: false,
+    parse: parseBool,
+    help: 'do not stamp claim timing annotations',
+  },
+  {
+    name: 'sandbox-write-behind-window',
+    default: 0,
+    parse: (t) => {
+      const ms = parseDurationMs(t);
+      if (ms < 0) throw new Error(`must be >= 0, got ${t}`);
+      return ms;
+    },
+    help: 'coalesce Sandbox status writes within this window (0: write at once)',
+  },
+  {
+    name: 'webhook-port',
+    default: 9443,
+    parse: port,
+    help: 'webhook server port',
+    ignored: NOT_YET,
+  },
+  {
+    name: 'webhook-cert-dir',
+    default: '/tmp/k8s-webhook-server/serving-certs',
+    parse: str,
+    help: 'webhook serving certificate directory',
+  },
+  { name: 'webhook-cert-name', default: 'tls.crt', parse: nonEmpty, help: 'certificate file name' },
+  { name: 'webhook-key-name', default: 'tls.key', parse: nonEmpty, help: 'key file name' },
+  {
+    name: 'webhook-service-name',
+    default: 'agent-sandbox-webhook-service',
+    parse: str,
+    help: 'webhook Service name',
+  },
+  {
+    name: 'webhook-namespace',
+    default: 'agent-sandbox-system',
+    parse: str,
+    help: 'webhook namespace',
+  },
+  {
+    name: 'manage-webhook-certs',
+    default: true,
+    parse: parseBool,
+    help: 'generate and rotate webhook certificates',
+  },
+  { name: 'enable-webhook', default: true, parse: parseBool, help: 'run the webhook server' },
+  { name: 'zap-devel', default: false, parse: parseBool, help: 'development logging defaults' },
+  {
+    name: 'zap-encoder',
+    default: 'json',
+    parse: oneOf(['json', 'console']),
+    help: 'log encoding (json or console; logs are JSON either way)',
+  },
+  { name: 'zap-log-level', default: 'info', parse: zapLevel, help: 'debug, info, error or N>0' },
+  {
+    name: 'zap-stacktrace-level',
+    default: 'error',
+    parse: oneOf(['info', 'error', 'panic']),
+    help: 'level from which stack traces are logged',
+  },
+  {
+    name: 'zap-time-encoding',
+    default: 'epoch',
+    parse: oneOf(['epoch', 'millis', 'nano', 'iso8601', 'rfc3339', 'rfc3339nano']),
+    help: 'log time format',
+  },
+];
+
+function positiveDuration(text: string): number {
+  const ms = parseDurationMs(text);
+  if (ms <= 0) throw new Error(`must be greater than 0, got ${text}`);
+  return ms;
+}
+
+function port(text: string): number {
+  const n = parseInt10(text);
+  if (n < 0 || n > 65535) throw new Error(`must be a port from 0 to 65535, got ${n}`);
+  return n;
+}
+
+function nonEmpty(text: string): string {
+  if (text === '') throw new Error('must not be empty');
+  return text;
+}
+
+const BY_NAME = new Map(CONTROLLER_FLAGS.map((f) => [f.name, f]));
+
+export interface ParsedFlags {
+  values: Map<string, FlagValue>;
+  /** Flags given on the command line. */
+  set: Set<string>;
+  help: boolean;
+  warnings: string[];
+}
+
+/** Parses argv (flags only: the command takes no positional arguments). */
+export function parseControllerFlags(argv: readonly string[]): ParsedFlags {
+  const values = new Map<string, FlagValue>(CONTROLLER_FLAGS.map((f) => [f.name, f.default]));
+  const set = new Set<string>();
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      if (i + 1 < argv.length)
+        throw new FlagError(`unexpected argument "${argv[i + 1]}": the command takes only flags`);
+      break;
+    }
+    const m = /^--?([^-=][^=]*)(?:=(.*))?$/s.exec(arg);
+    if (!m) throw new FlagError(`unexpected argument "${arg}": the command takes only flags`);
+    const name = m[1] as string;
+    if (name === 'help' || name === 'h') {
+      help = true;
+      continue;
+    }
+    const spec = BY_NAME.get(name);
+    if (!spec)
+      throw new FlagError(
+        `unknown flag --${name}${suggest(name)} (run agent-sandbox controller --help for the list)`,
+      );
+    let text = m[2];
+    if (text === undefined) {
+      if (typeof spec.default === 'boolean') text = 'true';
+      else {
+        if (i + 1 >= argv.length)
+          throw new FlagError(`flag --${name} needs a value (default ${show(spec.default)})`);
+        text = argv[++i] as string;
+      }
+    }
+    let value: FlagValue;
+    try {
+      value = spec.parse(text);
+    } catch (err: unknown) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new FlagError(
+        `invalid value "${text}" for flag --${name}: ${why} (default ${show(spec.default)})`,
+      );
+    }
+    values.set(name, value);
+    set.add(name);
+  }
+  return { values, set, help, warnings: crossChecks(values, set) };
+}
+
+/** Upstream's warnings about worker counts against client limits. */
+function crossChecks(values: Map<string, FlagValue>, set: Set<string>): string[] {
+  const warnings: string[] = [];
+  const num = (n: string): number => values.get(n) as number;
+  const workers =
+    num('sandbox-concurrent-workers') +
+    num('sandbox-claim-concurrent-workers') +
+    num('sandbox-warm-pool-concurrent-workers') +
+    num('sandbox-template-concurrent-workers');
+  if (workers > 1000)
+    warnings.push(`the controllers' concurrent workers add up to ${workers} (more than 1000)`);
+  else if (num('kube-api-qps') > 0 && workers > num('kube-api-burst'))
+    warnings.push(
+      `the controllers' concurrent workers (${workers}) exceed --kube-api-burst (${num('kube-api-burst')}) while --kube-api-qps limits requests; workers will wait on the client rate limiter`,
+    );
+  for (const name of set) {
+    const spec = BY_NAME.get(name);
+    if (spec?.ignored && values.get(name) !== spec.default)
+      warnings.push(`--${name} is accepted for compatibility but ignored (${spec.ignored})`);
+  }
+  return warnings;
+}
+
+function show(v: FlagValue): string {
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+function suggest(name: string): string {
+  const close = CONTROLLER_FLAGS.map((f) => f.name).find(
+    (n) => n.includes(name) || name.includes(n) || distance(n, name) <= 2,
+  );
+  return close ? `; did you mean --${close}?` : '';
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] as number;
+      row[j] = Math.min(
+        (row[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      prev = tmp;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** The --help text: every flag with its default. */
+export function controllerHelp(): string {
+  const lines = CONTROLLER_FLAGS.map((f) => {
+    const head = `  --${f.name}${typeof f.default === 'boolean' ? '' : ' <value>'}`;
+    const note = f.ignored ? ` [ignored: ${f.ignored}]` : '';
+    return `${head.padEnd(56)} ${f.help} (default ${show(f.default)})${note}`;
+  });
+  return [
+    'Usage: agent-sandbox controller [flags]',
+    '',
+    'Run the agent-sandbox controller manager (upstream flag names; --name=value, --name value,',
+    'and --bool=false all work).',
+    '',
+    'Flags:',
+    ...lines,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,159 @@
+// `agent-sandbox controller` as a real child process against the embedded API server: ready,
+// /metrics families, the leader Lease taken and released on SIGTERM, a Sandbox gets its Pod,
+// bad flags exit 2 with the message.
+import {
+  readOurCrds,
+  startTestApiServer,
+  type TestApiServer,
+} from '@agent-sandbox/apiserver/testing';
+import { SANDBOXES } from '@agent-sandbox/controllers';
+import { KubeClient, LEASES, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEADER_ELECTION_ID } from './controller.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/agent-sandbox.js', import.meta.url));
+
+let server: TestApiServer;
+let client: KubeClient;
+beforeAll(async () => {
+  server = await startTestApiServer({ crds: readOurCrds() });
+  client = new KubeClient({ config: kubeConfigFromFile(server.kubeconfigPath) });
+});
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+});
+
+interface Running {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function startController(args: string[]): Running {
+  const child = spawn(process.execPath, [BIN, 'controller', ...args], {
+    env: { ...process.env, KUBECONFIG: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout?.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stderr: () => err, exited };
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function servingAddresses(log: string): { metrics: string; probes: string } | undefined {
+  for (const line of log.split('\n')) {
+    if (!line.includes('"msg":"serving"')) continue;
+    const rec = JSON.parse(line) as { metricsAddress: string; probeAddress: string };
+    return { metrics: rec.metricsAddress, probes: rec.probeAddress };
+  }
+  return undefined;
+}
+
+describe('agent-sandbox controller (child process, embedded API server)', () => {
+  it('becomes ready, serves metrics, holds the Lease, reconciles, and exits 0 on SIGTERM releasing it', async () => {
+    const run = startController([
+      '--kubeconfig',
+      server.kubeconfigPath,
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address=127.0.0.1:0',
+      '--leader-elect=true',
+    ]);
+    try {
+      const addr = await until('the serving log line', async () => servingAddresses(run.stderr()));
+      await until('/readyz 200', async () => {
+        const res = await fetch(`http://${addr.probes}/readyz`);
+        return res.status === 200 ? true : undefined;
+      });
+      expect((await fetch(`http://${addr.probes}/healthz`)).status).toBe(200);
+
+      const lease = await until('the leader Lease', async () => {
+        const l = await client.get<KubeObject & { spec?: { holderIdentity?: string } }>(
+          LEASES,
+          'default',
+          LEADER_ELECTION_ID,
+        );
+        return l.spec?.holderIdentity ? l : undefined;
+      });
+      expect(lease.spec?.holderIdentity).toBeTruthy();
+
+      await client.create(SANDBOXES, {
+        apiVersion: 'agents.x-k8s.io/v1beta1',
+        kind: 'Sandbox',
+        metadata: { name: 'cli-sb', namespace: 'default' },
+        spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'busybox' }] } } },
+      });
+      const pod = await until('the Sandbox Pod', async () =>
+        client.get<KubeObject>(PODS, 'default', 'cli-sb'),
+      );
+      expect(pod.metadata?.ownerReferences?.[0]?.kind).toBe('Sandbox');
+
+      const text = await until('metrics with a reconcile', async () => {
+        const t = await (await fetch(`http://${addr.metrics}/metrics`)).text();
+        return t.includes('controller_runtime_reconcile_total{') ? t : undefined;
+      });
+      for (const family of [
+        'controller_runtime_reconcile_total',
+        'controller_runtime_reconcile_time_seconds',
+        'workqueue_depth',
+        'rest_client_requests_total',
+        'leader_election_master_status',
+        'agent_sandbox_claim_startup_latency_ms',
+        'agent_sandbox_claim_controller_startup_latency_ms',
+        'agent_sandbox_client_claim_startup_latency_ms',
+        'agent_sandbox_creation_latency_ms',
+        'agent_sandbox_claim_creation_total',
+        'agent_sandboxes',
+        'agent_sandbox_build_info',
+      ])
+        expect(text).toContain(`# TYPE ${family} `);
+      expect(text).toMatch(/^agent_sandboxes\{namespace="default",ready_condition="(true|false)"/m);
+      expect(text).toMatch(/^agent_sandbox_build_info\{.*git_version="0\.1\.0".*\} 1$/m);
+
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      const released = await client.get<KubeObject & { spec?: { holderIdentity?: string } }>(
+        LEASES,
+        'default',
+        LEADER_ELECTION_ID,
+      );
+      expect(released.spec?.holderIdentity ?? '').toBe('');
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits 2 naming an unknown flag, and an invalid value with the fix', async () => {
+    const unknown = startController(['--kube-api-bursts=3']);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.stderr()).toContain(
+      'unknown flag --kube-api-bursts; did you mean --kube-api-burst?',
+    );
+    const invalid = startController(['--sandbox-concurrent-workers', '0']);
+    expect(await invalid.exited).toBe(2);
+    expect(invalid.stderr()).toContain(
+      'invalid value "0" for flag --sandbox-concurrent-workers: must be greater than 0',
+    );
+  });
+
+  it('exits 1 with a clear message when the kubeconfig cannot be read', async () => {
+    const run = startController(['--kubeconfig', '/nonexistent/kubeconfig']);
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toContain('/nonexistent/kubeconfig');
+  });
+});
