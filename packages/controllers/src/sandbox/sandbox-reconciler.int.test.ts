@@ -12,24 +12,25 @@ import {
   PERSISTENT_VOLUME_CLAIMS,
   PODS,
   SERVICES,
-  isNotFound,
   kubeConfigFromFile,
 } from '@agent-sandbox/kube';
-import type { KubeObject, PersistentVolumeClaim, Pod, Service } from '@agent-sandbox/kube-types';
+import type { KubeObject, PersistentVolumeClaim, Service } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   condition,
   createNamespace,
   eventually,
   getSandbox,
+  gone,
+  markPodRunning,
   newSandbox,
   startSandboxController,
   type RunningController,
+  type PodObject,
   type SandboxObject,
+  waitForPod,
 } from '../testing/harness.ts';
 import { SANDBOXES } from './sandbox-reconciler.ts';
-
-type PodObject = Pod & KubeObject;
 
 let server: TestApiServer;
 let client: KubeClient;
@@ -51,38 +52,6 @@ async function setup(): Promise<{ ns: string; controller: RunningController }> {
   return { ns, controller: startSandboxController(client, ns) };
 }
 
-async function waitForPod(ns: string, name: string): Promise<PodObject> {
-  return eventually(() => client.get<PodObject>(PODS, ns, name));
-}
-
-/** Plays the kubelet: the Pod is Running and Ready with an IP on node-a. */
-async function markPodRunning(ns: string, name: string, ip = '10.0.0.7'): Promise<void> {
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const status = {
-    phase: 'Running',
-    podIP: ip,
-    podIPs: [{ ip }],
-    conditions: [
-      { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
-      { type: 'Ready', status: 'True', lastTransitionTime: now },
-    ],
-  };
-  await client.patch(
-    PODS,
-    ns,
-    name,
-    { type: 'merge', body: { status } },
-    { subresource: 'status' },
-  );
-}
-
-async function gone(ref: typeof PODS, ns: string, name: string): Promise<true | undefined> {
-  return client.get(ref, ns, name).then(
-    () => undefined,
-    (err: unknown) => (isNotFound(err) ? true : Promise.reject(err)),
-  );
-}
-
 describe('Sandbox controller (embedded API server)', () => {
   it('creates an owned, labelled Pod, a headless Service and PVCs; Ready once the Pod is', async () => {
     const { ns, controller } = await setup();
@@ -99,7 +68,7 @@ describe('Sandbox controller (embedded API server)', () => {
           ],
         }),
       );
-      const pod = await waitForPod(ns, 'web');
+      const pod = await waitForPod(client, ns, 'web');
       const controllerRef = pod.metadata.ownerReferences?.find((r) => r.controller === true);
       expect(controllerRef).toMatchObject({
         kind: 'Sandbox',
@@ -136,7 +105,7 @@ describe('Sandbox controller (embedded API server)', () => {
         reason: SandboxReason.DependenciesNotReady,
       });
 
-      await markPodRunning(ns, 'web');
+      await markPodRunning(client, ns, 'web');
       const ready = await eventually(async () => {
         const s = await getSandbox(client, ns, 'web');
         return condition(s, 'Ready')?.status === 'True' ? s : undefined;
@@ -168,8 +137,8 @@ describe('Sandbox controller (embedded API server)', () => {
     try {
       await new Promise((r) => setTimeout(r, 100));
       await client.create(SANDBOXES, newSandbox(ns, 'count', { service: true }));
-      await waitForPod(ns, 'count');
-      await markPodRunning(ns, 'count');
+      await waitForPod(client, ns, 'count');
+      await markPodRunning(client, ns, 'count');
       await eventually(async () => {
         const s = await getSandbox(client, ns, 'count');
         return condition(s, 'Ready')?.status === 'True' ? s : undefined;
@@ -189,12 +158,12 @@ describe('Sandbox controller (embedded API server)', () => {
     const { ns, controller } = await setup();
     try {
       await client.create(SANDBOXES, newSandbox(ns, 'nap'));
-      const first = await waitForPod(ns, 'nap');
+      const first = await waitForPod(client, ns, 'nap');
       await client.patch(SANDBOXES, ns, 'nap', {
         type: 'merge',
         body: { spec: { operatingMode: 'Suspended' } },
       });
-      await eventually(() => gone(PODS, ns, 'nap'));
+      await eventually(() => gone(client, PODS, ns, 'nap'));
       const suspended = await eventually(async () => {
         const s = await getSandbox(client, ns, 'nap');
         return condition(s, 'Suspended')?.status === 'True' ? s : undefined;
@@ -211,7 +180,7 @@ describe('Sandbox controller (embedded API server)', () => {
         type: 'merge',
         body: { spec: { operatingMode: 'Running' } },
       });
-      const second = await waitForPod(ns, 'nap');
+      const second = await waitForPod(client, ns, 'nap');
       expect(second.metadata.uid).not.toBe(first.metadata.uid);
       const resumed = await eventually(async () => {
         const s = await getSandbox(client, ns, 'nap');
@@ -231,8 +200,8 @@ describe('Sandbox controller (embedded API server)', () => {
         SANDBOXES,
         newSandbox(ns, 'brief', { shutdownTime: past, shutdownPolicy: 'Delete' }),
       );
-      await eventually(() => gone(SANDBOXES, ns, 'brief'));
-      expect(await gone(PODS, ns, 'brief')).toBe(true);
+      await eventually(() => gone(client, SANDBOXES, ns, 'brief'));
+      expect(await gone(client, PODS, ns, 'brief')).toBe(true);
     } finally {
       await controller.stop();
     }
@@ -246,10 +215,10 @@ describe('Sandbox controller (embedded API server)', () => {
         SANDBOXES,
         newSandbox(ns, 'kept', { service: true, shutdownTime: soon, shutdownPolicy: 'Retain' }),
       );
-      await waitForPod(ns, 'kept');
+      await waitForPod(client, ns, 'kept');
       await eventually(() => client.get(SERVICES, ns, 'kept'));
-      await eventually(() => gone(PODS, ns, 'kept'), 15_000);
-      await eventually(() => gone(SERVICES, ns, 'kept'));
+      await eventually(() => gone(client, PODS, ns, 'kept'), 15_000);
+      await eventually(() => gone(client, SERVICES, ns, 'kept'));
       const expired = await eventually(async () => {
         const s = await getSandbox(client, ns, 'kept');
         return s.status?.service === undefined &&
@@ -328,12 +297,12 @@ describe('Sandbox controller (embedded API server)', () => {
       ],
     };
     await client.create(SANDBOXES, newSandbox(ns, 'again', spec));
-    await waitForPod(ns, 'again');
+    await waitForPod(client, ns, 'again');
     await controller.stop(); // mid-way: the status may not be written yet
 
     const second = startSandboxController(client, ns);
     try {
-      await markPodRunning(ns, 'again');
+      await markPodRunning(client, ns, 'again');
       await eventually(async () => {
         const s = await getSandbox(client, ns, 'again');
         return condition(s, 'Ready')?.status === 'True' ? s : undefined;

@@ -2,8 +2,14 @@
 // sandboxController(), plus small helpers to create Sandboxes and wait for their state.
 import { SandboxConditionType } from '@agent-sandbox/api';
 import type { Condition, v1beta1 } from '@agent-sandbox/api';
-import { NAMESPACES, type KubeClient } from '@agent-sandbox/kube';
-import type { KubeObject } from '@agent-sandbox/kube-types';
+import {
+  NAMESPACES,
+  PODS,
+  isNotFound,
+  type KubeClient,
+  type ResourceRef,
+} from '@agent-sandbox/kube';
+import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { Manager } from '@agent-sandbox/runtime';
 import { pino } from 'pino';
 import { sandboxController } from '../sandbox/sandbox-controller.ts';
@@ -98,4 +104,49 @@ export function condition(
   type: keyof typeof SandboxConditionType,
 ): Condition | undefined {
   return sandbox.status?.conditions?.find((c) => c.type === type);
+}
+
+export type PodObject = Pod & KubeObject;
+
+export async function waitForPod(client: KubeClient, ns: string, name: string): Promise<PodObject> {
+  return eventually(() => client.get<PodObject>(PODS, ns, name));
+}
+
+/** Plays the kubelet (the embedded server has none): the Pod is Running and Ready with an IP. */
+export async function markPodRunning(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  ip = '10.0.0.7',
+): Promise<void> {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const status = {
+    phase: 'Running',
+    podIP: ip,
+    podIPs: [{ ip }],
+    conditions: [
+      { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+      { type: 'Ready', status: 'True', lastTransitionTime: now },
+    ],
+  };
+  await client.patch(
+    PODS,
+    ns,
+    name,
+    { type: 'merge', body: { status } },
+    { subresource: 'status' },
+  );
+}
+
+/** true once the object is gone (NotFound), undefined while it exists. */
+export async function gone(
+  client: KubeClient,
+  ref: ResourceRef,
+  ns: string,
+  name: string,
+): Promise<true | undefined> {
+  return client.get(ref, ns, name).then(
+    () => undefined,
+    (err: unknown) => (isNotFound(err) ? true : Promise.reject(err)),
+  );
 }
