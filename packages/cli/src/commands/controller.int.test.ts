@@ -10,6 +10,8 @@ import { SANDBOXES } from '@agent-sandbox/controllers';
 import { KubeClient, LEASES, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEADER_ELECTION_ID } from './controller.ts';
@@ -18,11 +20,26 @@ const BIN = fileURLToPath(new URL('../../bin/agent-sandbox.js', import.meta.url)
 
 let server: TestApiServer;
 let client: KubeClient;
+let collector: Server;
+let collectorUrl: string;
+/** Span names the fake OTLP/HTTP collector received. */
+const exportedSpans: string[] = [];
 beforeAll(async () => {
+  collector = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      for (const m of body.matchAll(/"name":"([A-Za-z]+)","kind"/g)) exportedSpans.push(m[1] ?? '');
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+  collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
   server = await startTestApiServer({ crds: readOurCrds() });
   client = new KubeClient({ config: kubeConfigFromFile(server.kubeconfigPath) });
 });
 afterAll(async () => {
+  collector?.close();
   await client?.close();
   await server?.close();
 });
@@ -33,9 +50,9 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function startController(args: string[]): Running {
+function startController(args: string[], env: Record<string, string> = {}): Running {
   const child = spawn(process.execPath, [BIN, 'controller', ...args], {
-    env: { ...process.env, KUBECONFIG: '' },
+    env: { ...process.env, KUBECONFIG: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -65,15 +82,19 @@ function servingAddresses(log: string): { metrics: string; probes: string } | un
 }
 
 describe('agent-sandbox controller (child process, embedded API server)', () => {
-  it('becomes ready, serves metrics, holds the Lease, reconciles, and exits 0 on SIGTERM releasing it', async () => {
-    const run = startController([
-      '--kubeconfig',
-      server.kubeconfigPath,
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address=127.0.0.1:0',
-      '--leader-elect=true',
-    ]);
+  it('becomes ready, serves metrics, holds the Lease, reconciles, traces, and exits 0 on SIGTERM releasing the Lease', async () => {
+    const run = startController(
+      [
+        '--kubeconfig',
+        server.kubeconfigPath,
+        '--metrics-bind-address',
+        '127.0.0.1:0',
+        '--health-probe-bind-address=127.0.0.1:0',
+        '--leader-elect=true',
+        '--enable-tracing',
+      ],
+      { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl },
+    );
     try {
       const addr = await until('the serving log line', async () => servingAddresses(run.stderr()));
       await until('/readyz 200', async () => {
@@ -133,6 +154,8 @@ describe('agent-sandbox controller (child process, embedded API server)', () => 
         LEADER_ELECTION_ID,
       );
       expect(released.spec?.holderIdentity ?? '').toBe('');
+      // Spans are flushed on shutdown.
+      expect(exportedSpans).toContain('ReconcileSandbox');
     } finally {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
@@ -149,6 +172,12 @@ describe('agent-sandbox controller (child process, embedded API server)', () => 
     expect(invalid.stderr()).toContain(
       'invalid value "0" for flag --sandbox-concurrent-workers: must be greater than 0',
     );
+  });
+
+  it('exits 2 on --extensions, saying the extension controllers are not available yet', async () => {
+    const run = startController(['--extensions']);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain('are not available yet in this build; run without --extensions');
   });
 
   it('exits 1 with a clear message when the kubeconfig cannot be read', async () => {
