@@ -33,6 +33,8 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .version(pkg.version, '-v, --version', 'print the version')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride()
+    // Program options only before the command: `controller --version` is upstream's flag.
+    .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)');
 
   program

@@ -161,6 +161,30 @@ describe('agent-sandbox controller (child process, embedded API server)', () => 
     }
   });
 
+  it('reads KUBECONFIG, runs without leader election, and exits 0 on SIGINT', async () => {
+    const run = startController(
+      [
+        '--leader-elect=false',
+        '--metrics-bind-address=0',
+        '--health-probe-bind-address=127.0.0.1:0',
+      ],
+      { KUBECONFIG: server.kubeconfigPath },
+    );
+    try {
+      const addr = await until('the serving log line', async () => servingAddresses(run.stderr()));
+      expect(addr.metrics).toBeUndefined();
+      await until('/readyz 200', async () => {
+        const res = await fetch(`http://${addr.probes}/readyz`);
+        return res.status === 200 ? true : undefined;
+      });
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+      expect(run.stderr()).not.toContain('new leader observed');
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    }
+  });
+
   it('exits 2 naming an unknown flag, and an invalid value with the fix', async () => {
     const unknown = startController(['--kube-api-bursts=3']);
     expect(await unknown.exited).toBe(2);

@@ -82,6 +82,7 @@ export function addControllerCommand(
     .command('controller')
     .description('run the controller manager (upstream flags; see controller --help)')
     .helpOption(false)
+    .passThroughOptions()
     .allowUnknownOption(true)
     .allowExcessArguments(true)
     .argument('[flags...]')

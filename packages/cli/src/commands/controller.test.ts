@@ -1,0 +1,54 @@
+// `agent-sandbox controller` in-process: help, version, and the fail-fast paths (no API server).
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../testing.ts';
+import { CONTROLLERS } from './controller.ts';
+
+describe('agent-sandbox controller (in-process)', () => {
+  it('is listed in the program help and prints its own flag help', async () => {
+    expect((await runCli(['--help'])).stdout).toMatch(/controller/);
+    const help = await runCli(['controller', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: agent-sandbox controller \[flags\]/);
+    expect(help.stdout).toMatch(/--kube-api-qps <value> +.*\(default -1\)/);
+    expect(help.stdout).toMatch(/--leader-elect +.*\(default true\)/);
+  });
+
+  it('prints a version block for --version', async () => {
+    const v = await runCli(['controller', '--version']);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^agent-sandbox controller\n {2}version: 0\.1\.0\n/);
+  });
+
+  it('fails fast with exit 2 and the message on unknown and invalid flags', async () => {
+    const unknown = await runCli(['controller', '--metrics-addr=:8080']);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(/^error: unknown flag --metrics-addr/);
+    const invalid = await runCli(['controller', '--kube-api-qps', 'fast']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toBe(
+      'error: invalid value "fast" for flag --kube-api-qps: "fast" is not a number (default -1)\n',
+    );
+  });
+
+  it('refuses --extensions while the extension controllers are missing', async () => {
+    const r = await runCli(['controller', '--extensions=true']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'the sandboxclaim, sandboxwarmpool, sandboxtemplate controllers are not available yet',
+    );
+    expect((await runCli(['controller', '--extensions=false', '--help'])).code).toBe(0);
+  });
+
+  it('registers the Sandbox controller; the extension ones are not implemented yet', () => {
+    expect(Object.keys(CONTROLLERS)).toEqual([
+      'sandbox',
+      'sandboxclaim',
+      'sandboxwarmpool',
+      'sandboxtemplate',
+    ]);
+    expect(CONTROLLERS['sandbox']?.create).toBeTypeOf('function');
+    expect(Object.values(CONTROLLERS).filter((c) => c.extension && c.create !== undefined)).toEqual(
+      [],
+    );
+  });
+});
