@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   CONTROLLER_FLAGS,
   controllerHelp,
-  parseBool,
   parseControllerFlags,
-  parseDurationMs,
   type FlagValue,
 } from './controller-flags.ts';
+import { parseBool, parseDurationMs } from './flag-values.ts';
 
 /** Upstream's defaults (spec §18.1); durations in milliseconds. */
 const UPSTREAM_DEFAULTS: Record<string, FlagValue> = {

@@ -2,7 +2,21 @@
 // with Go's flag-package rules (`--name value`, `--name=value`, one or two dashes, booleans as
 // `--name` or `--name=false`). Pure: argv in, values plus warnings out, or a FlagError naming
 // the flag and the fix.
-import { parseBindAddress } from '@agent-sandbox/runtime';
+import {
+  bindAddress,
+  distance,
+  nonEmpty,
+  oneOf,
+  parseBool,
+  parseDurationMs,
+  parseFloat64,
+  parseInt10,
+  port,
+  positiveDuration,
+  positiveInt,
+  str,
+  zapLevel,
+} from './flag-values.ts';
 
 export class FlagError extends Error {}
 
@@ -16,100 +30,6 @@ export interface FlagSpec {
   help: string;
   /** Accepted for compatibility; a non-default value only logs a warning. */
   ignored?: string;
-}
-
-const BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-const BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
-
-/** Go's strconv.ParseBool. */
-export function parseBool(text: string): boolean {
-  if (BOOL_TRUE.has(text)) return true;
-  if (BOOL_FALSE.has(text)) return false;
-  throw new Error(`"${text}" is not a boolean (use true or false)`);
-}
-
-/** Go's strconv.Atoi (base 10, optional sign). */
-export function parseInt10(text: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw new Error(`"${text}" is not an integer`);
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new Error(`"${text}" is out of range`);
-  return n;
-}
-
-/** Go's strconv.ParseFloat (decimal forms, Inf and NaN). */
-export function parseFloat64(text: string): number {
-  if (/^[+-]?(inf|infinity)$/i.test(text)) return text.startsWith('-') ? -Infinity : Infinity;
-  if (/^nan$/i.test(text)) return NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text))
-    throw new Error(`"${text}" is not a number`);
-  return Number(text);
-}
-
-const DURATION_UNITS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/** Go's time.ParseDuration, in milliseconds ("5m", "1h30m", "300ms", "0"). */
-export function parseDurationMs(text: string): number {
-  const bad = (): Error =>
-    new Error(`"${text}" is not a duration (use a number with a unit, e.g. 300ms, 30s, 5m, 1h)`);
-  let rest = text;
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    if (rest[0] === '-') sign = -1;
-    rest = rest.slice(1);
-  }
-  if (rest === '0') return 0;
-  if (rest === '') throw bad();
-  let total = 0;
-  const part = /^(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
-  while (rest !== '') {
-    const m = part.exec(rest);
-    if (!m) throw bad();
-    total += Number(m[1]) * (DURATION_UNITS[m[2] as string] ?? 0);
-    rest = rest.slice(m[0].length);
-  }
-  return sign * total;
-}
-
-const str = (text: string): string => text;
-
-function positiveInt(text: string): number {
-  const n = parseInt10(text);
-  if (n <= 0) throw new Error(`must be greater than 0, got ${n}`);
-  return n;
-}
-
-function bindAddress(text: string): string {
-  let at: { port: number } | undefined;
-  try {
-    at = parseBindAddress(text);
-  } catch {
-    throw new Error(`"${text}" is not host:port, :port or 0 (0 disables)`);
-  }
-  if (at && at.port > 65535) throw new Error(`port ${at.port} is above 65535`);
-  return text;
-}
-
-function oneOf(values: readonly string[]): (text: string) => string {
-  return (text) => {
-    if (!values.includes(text)) throw new Error(`"${text}" is not one of ${values.join(', ')}`);
-    return text;
-  };
-}
-
-/** zap's --zap-log-level: debug, info, error, or an integer > 0 (verbosity). */
-function zapLevel(text: string): string {
-  if (['debug', 'info', 'error', 'warn', 'dpanic', 'panic', 'fatal'].includes(text)) return text;
-  if (/^\d+$/.test(text) && Number(text) > 0) return text;
-  throw new Error(`"${text}" is not a log level (use debug, info, error, or an integer > 0)`);
 }
 
 const NOT_YET = 'not implemented yet';
@@ -376,23 +296,6 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
   },
 ];
 
-function positiveDuration(text: string): number {
-  const ms = parseDurationMs(text);
-  if (ms <= 0) throw new Error(`must be greater than 0, got ${text}`);
-  return ms;
-}
-
-function port(text: string): number {
-  const n = parseInt10(text);
-  if (n < 0 || n > 65535) throw new Error(`must be a port from 0 to 65535, got ${n}`);
-  return n;
-}
-
-function nonEmpty(text: string): string {
-  if (text === '') throw new Error('must not be empty');
-  return text;
-}
-
 const BY_NAME = new Map(CONTROLLER_FLAGS.map((f) => [f.name, f]));
 
 export interface ParsedFlags {
@@ -485,25 +388,6 @@ function suggest(name: string): string {
   return close ? `; did you mean --${close}?` : '';
 }
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j] as number;
-      row[j] = Math.min(
-        (row[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      prev = tmp;
-    }
-  }
-  return row[b.length] as number;
-}
-
-/** The --help text: every flag with its default. */
 export function controllerHelp(): string {
   const lines = CONTROLLER_FLAGS.map((f) => {
     const head = `  --${f.name}${typeof f.default === 'boolean' ? '' : ' <value>'}`;

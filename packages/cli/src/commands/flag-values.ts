@@ -1,0 +1,135 @@
+// Go flag-package value parsers (strconv.ParseBool/Atoi/ParseFloat, time.ParseDuration) and the
+// validators of the controller's flags. Each throws a message that names neither the flag nor
+// the default: parseControllerFlags adds both.
+import { parseBindAddress } from '@agent-sandbox/runtime';
+
+const BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Go's strconv.ParseBool. */
+export function parseBool(text: string): boolean {
+  if (BOOL_TRUE.has(text)) return true;
+  if (BOOL_FALSE.has(text)) return false;
+  throw new Error(`"${text}" is not a boolean (use true or false)`);
+}
+
+/** Go's strconv.Atoi (base 10, optional sign). */
+export function parseInt10(text: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw new Error(`"${text}" is not an integer`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new Error(`"${text}" is out of range`);
+  return n;
+}
+
+/** Go's strconv.ParseFloat (decimal forms, Inf and NaN). */
+export function parseFloat64(text: string): number {
+  if (/^[+-]?(inf|infinity)$/i.test(text)) return text.startsWith('-') ? -Infinity : Infinity;
+  if (/^nan$/i.test(text)) return NaN;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text))
+    throw new Error(`"${text}" is not a number`);
+  return Number(text);
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Go's time.ParseDuration, in milliseconds ("5m", "1h30m", "300ms", "0"). */
+export function parseDurationMs(text: string): number {
+  const bad = (): Error =>
+    new Error(`"${text}" is not a duration (use a number with a unit, e.g. 300ms, 30s, 5m, 1h)`);
+  let rest = text;
+  let sign = 1;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    if (rest[0] === '-') sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  if (rest === '') throw bad();
+  let total = 0;
+  const part = /^(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
+  while (rest !== '') {
+    const m = part.exec(rest);
+    if (!m) throw bad();
+    total += Number(m[1]) * (DURATION_UNITS[m[2] as string] ?? 0);
+    rest = rest.slice(m[0].length);
+  }
+  return sign * total;
+}
+
+export const str = (text: string): string => text;
+
+export function positiveInt(text: string): number {
+  const n = parseInt10(text);
+  if (n <= 0) throw new Error(`must be greater than 0, got ${n}`);
+  return n;
+}
+
+export function bindAddress(text: string): string {
+  let at: { port: number } | undefined;
+  try {
+    at = parseBindAddress(text);
+  } catch {
+    throw new Error(`"${text}" is not host:port, :port or 0 (0 disables)`);
+  }
+  if (at && at.port > 65535) throw new Error(`port ${at.port} is above 65535`);
+  return text;
+}
+
+export function oneOf(values: readonly string[]): (text: string) => string {
+  return (text) => {
+    if (!values.includes(text)) throw new Error(`"${text}" is not one of ${values.join(', ')}`);
+    return text;
+  };
+}
+
+/** zap's --zap-log-level: debug, info, error, or an integer > 0 (verbosity). */
+export function zapLevel(text: string): string {
+  if (['debug', 'info', 'error', 'warn', 'dpanic', 'panic', 'fatal'].includes(text)) return text;
+  if (/^\d+$/.test(text) && Number(text) > 0) return text;
+  throw new Error(`"${text}" is not a log level (use debug, info, error, or an integer > 0)`);
+}
+
+export function positiveDuration(text: string): number {
+  const ms = parseDurationMs(text);
+  if (ms <= 0) throw new Error(`must be greater than 0, got ${text}`);
+  return ms;
+}
+
+export function port(text: string): number {
+  const n = parseInt10(text);
+  if (n < 0 || n > 65535) throw new Error(`must be a port from 0 to 65535, got ${n}`);
+  return n;
+}
+
+export function nonEmpty(text: string): string {
+  if (text === '') throw new Error('must not be empty');
+  return text;
+}
+
+export function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] as number;
+      row[j] = Math.min(
+        (row[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      prev = tmp;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** The --help text: every flag with its default. */
