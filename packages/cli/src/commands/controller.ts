@@ -127,7 +127,7 @@ export async function runController(
     return 2;
   }
 
-  const logger = makeLogger(flags, io);
+  const logger = makeLogger(flags, parsed.set.has('zap-log-level'), io);
   for (const w of parsed.warnings) logger.warn(w);
   const env = run.env ?? process.env;
   const tracing = setupTracing({
@@ -232,14 +232,23 @@ const ZAP_TO_PINO: Record<string, string> = {
   fatal: 'fatal',
 };
 
-/** pino on stderr at --zap-log-level (integers are zap verbosity: 1 debug, 2+ trace). */
-function makeLogger(flags: ReadonlyMap<string, FlagValue>, io: CommandIO): Logger {
+/**
+ * pino on stderr at --zap-log-level (integers are zap verbosity: 1 debug, 2+ trace);
+ * --zap-devel alone means debug, as zap's development defaults do.
+ */
+function makeLogger(
+  flags: ReadonlyMap<string, FlagValue>,
+  levelSet: boolean,
+  io: CommandIO,
+): Logger {
   const zap = flags.get('zap-log-level') as string;
-  const devel = flags.get('zap-devel') as boolean;
-  const level = /^\d+$/.test(zap)
-    ? Number(zap) === 1
+  const level =
+    !levelSet && flags.get('zap-devel')
       ? 'debug'
-      : 'trace'
-    : (ZAP_TO_PINO[zap] ?? (devel ? 'debug' : 'info'));
+      : /^\d+$/.test(zap)
+        ? Number(zap) === 1
+          ? 'debug'
+          : 'trace'
+        : (ZAP_TO_PINO[zap] ?? 'info');
   return pino({ level, base: { logger: 'controller-manager' } }, { write: (s) => io.stderr(s) });
 }
