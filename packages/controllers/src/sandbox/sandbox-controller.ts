@@ -11,7 +11,8 @@ import { Controller, type InformerSource } from '@agent-sandbox/runtime';
 import { SANDBOXES, SandboxReconciler } from './sandbox-reconciler.ts';
 
 /** The controller name (metrics label, logger field; also the events recorder, §11.1). */
-export const SANDBOX_CONTROLLER_NAME = 'sandbox-controller';
+// Upstream's controller name, the `controller` label of controller-runtime metrics (spec §19.1).
+export const SANDBOX_CONTROLLER_NAME = 'sandbox';
 /** Upstream's `--sandbox-concurrent-workers` default. */
 export const DEFAULT_SANDBOX_CONCURRENCY = 100;
 
