@@ -135,24 +135,4 @@ describe('agent-sandbox CLI', () => {
     const wrong = patch.replace('Delete', 'Later');
     expect((await runCli(['validate', '-f', '-', '--partial'], wrong)).code).toBe(1);
   });
-
-  it('starts the embedded mode and says what it does not run yet', async () => {
-    const dir = tempDir({});
-    const abort = new AbortController();
-    const io = { stdout: '', stderr: '' };
-    const { runStart } = await import('./commands/start.ts');
-    const done = runStart(
-      { dataDir: join(dir, 'state'), port: 0 },
-      {
-        stdout: (t) => void (io.stdout += t),
-        stderr: (t) => void (io.stderr += t),
-        stdin: () => '',
-      },
-      { signal: abort.signal },
-    );
-    await expect.poll(() => io.stdout + io.stderr, { timeout: 20_000 }).toMatch(/kubeconfig/);
-    abort.abort();
-    expect(await done).toBe(0);
-    expect(io.stderr).toMatch(/not part of the embedded mode yet/);
-  });
 });

@@ -36,6 +36,11 @@ export interface ApiserverCommandOptions {
 export interface ApiserverRunOptions {
   /** Stops the server when aborted. @default aborted by the first SIGINT or SIGTERM */
   signal?: AbortSignal;
+  /**
+   * Called once the server serves and the kubeconfig is written; the embedded mode starts its
+   * controllers here. The server stops only after the returned promise settles.
+   */
+  onReady?: (ready: { kubeconfig: string; url: string }) => Promise<void> | void;
 }
 
 /** Files the command keeps in the data dir. */
@@ -145,10 +150,12 @@ export async function runApiserver(
       `serving ${listening.url} (data dir ${dataDir}; ready in ${Math.round(performance.now() - startedAt)} ms, ${Math.round(performance.now())} ms after process start)\n` +
         `kubeconfig: ${paths.kubeconfig}\n`,
     );
+    const companions = run.onReady?.({ kubeconfig: paths.kubeconfig, url: listening.url });
     if (!stopSignal.aborted)
       await new Promise<void>((done) =>
         stopSignal.addEventListener('abort', () => done(), { once: true }),
       );
+    await companions;
     await shutdown();
     io.stdout('stopped\n');
     return 0;
@@ -253,13 +260,13 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-interface ProcessSignal {
+export interface ProcessSignal {
   signal: AbortSignal;
   dispose(): void;
 }
 
 /** Aborted by the first SIGINT or SIGTERM; a second one gets Node's default (exit). */
-function processSignal(): ProcessSignal {
+export function processSignal(): ProcessSignal {
   const controller = new AbortController();
   const dispose = (): void => {
     process.off('SIGINT', onSignal);

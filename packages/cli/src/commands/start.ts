@@ -1,11 +1,13 @@
-// `agent-sandbox start` (what `npm start` runs): the embedded single-machine mode. Today it
-// serves the embedded Kubernetes API (with our CRDs) from a per-user data dir; the controllers,
-// node agent and router join it as they land.
+// `agent-sandbox start` (what `npm start` runs): the embedded single-machine mode. It serves the
+// embedded Kubernetes API (with our CRDs) from a per-user data dir and runs the controller
+// manager against it in the same process (no leader election: one process owns the data dir);
+// the node agent and router join it as they land.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { CommandIO } from '../io.ts';
-import { parsePort, runApiserver, type ApiserverRunOptions } from './apiserver.ts';
+import { parsePort, processSignal, runApiserver, type ApiserverRunOptions } from './apiserver.ts';
+import { runController } from './controller.ts';
 
 /** `$XDG_DATA_HOME/agent-sandbox`, else `~/.local/share/agent-sandbox`. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -24,17 +26,42 @@ export async function runStart(
   run: ApiserverRunOptions = {},
 ): Promise<number> {
   io.stderr(
-    'agent-sandbox start: embedded mode. Serving the Kubernetes API with the agent-sandbox CRDs;\n' +
-      'the controllers, node agent and router are not part of the embedded mode yet (README.md, "Status").\n',
+    'agent-sandbox start: embedded mode. Serving the Kubernetes API with the agent-sandbox CRDs and running the Sandbox controller;\n' +
+      'the node agent and router are not part of the embedded mode yet, so Pods stay Pending (README.md, "Status").\n',
   );
-  return runApiserver(
-    {
-      dataDir: opts.dataDir ?? defaultDataDir(),
-      ...(opts.port !== undefined ? { port: opts.port } : {}),
-    },
-    io,
-    run,
-  );
+  // One stop signal for the whole mode; the controllers stop before the API server closes.
+  const stop = run.signal ? { signal: run.signal, dispose: () => undefined } : processSignal();
+  const controllers = new AbortController();
+  const serverStop = new AbortController();
+  stop.signal.addEventListener('abort', () => controllers.abort(), { once: true });
+  let controllerExit = 0;
+  const onReady = async ({ kubeconfig }: { kubeconfig: string }): Promise<void> => {
+    controllerExit = await runController(
+      [
+        '--kubeconfig',
+        kubeconfig,
+        '--leader-elect=false',
+        '--metrics-bind-address=0',
+        '--health-probe-bind-address=0',
+      ],
+      io,
+      { signal: controllers.signal },
+    );
+    serverStop.abort();
+  };
+  try {
+    const code = await runApiserver(
+      {
+        dataDir: opts.dataDir ?? defaultDataDir(),
+        ...(opts.port !== undefined ? { port: opts.port } : {}),
+      },
+      io,
+      { signal: serverStop.signal, onReady },
+    );
+    return code !== 0 ? code : controllerExit;
+  } finally {
+    stop.dispose();
+  }
 }
 
 export function addStartCommand(
