@@ -13,6 +13,7 @@ import { runCase, type ConformanceCase } from './case.ts';
 import { DISCOVERY_CASES } from './cases/discovery.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
+import { SERVICE_CASES } from './cases/services.ts';
 import { TABLE_CASES } from './cases/tables.ts';
 import { VALIDATION_CASES } from './cases/validation.ts';
 import { KNOWN_DIFFERENCES } from './known-differences.ts';
@@ -24,6 +25,7 @@ const CASES: ConformanceCase[] = [
   ...VALIDATION_CASES,
   ...LIFECYCLE_CASES,
   ...TABLE_CASES,
+  ...SERVICE_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {

@@ -7,6 +7,7 @@ import {
   prepareNamespaceCreate,
   prepareNamespaceUpdate,
 } from './controllers/namespace-strategy.ts';
+import { defaultService, isService, prepareServiceUpdate } from './resources/service-strategy.ts';
 
 export type KubeObject = Record<string, unknown> & {
   metadata: ObjectMeta;
@@ -65,6 +66,8 @@ export function prepareCreate(
   // A custom resource with a status subresource cannot set status on create (§6.1).
   if (r.hasStatus && r.crd) delete obj['status'];
   if (r.group === '' && r.plural === 'namespaces') prepareNamespaceCreate(obj);
+  // ClusterIP allocation needs the store: create and apply-create call allocateService after.
+  if (isService(r)) defaultService(obj);
 }
 
 /** The object without metadata (and without status when status is a subresource): what bumps generation. */
@@ -98,6 +101,7 @@ export function prepareUpdate(
   } else {
     out = next;
     if (r.group === '' && r.plural === 'namespaces') prepareNamespaceUpdate(old, out);
+    if (isService(r)) prepareServiceUpdate(r, old, out);
     if (r.hasStatus) {
       if (old['status'] === undefined) delete out['status'];
       else out['status'] = structuredClone(old['status']);

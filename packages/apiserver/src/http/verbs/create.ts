@@ -3,6 +3,7 @@ import { ApiError, alreadyExists, badRequest, plainInternal } from '../../errors
 import { prepareCreate, type KubeObject } from '../../objects.ts';
 import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
+import { allocateService, isService } from '../../resources/service-strategy.ts';
 import { StorageError } from '../../storage/errors.ts';
 import { admitObject } from '../admission.ts';
 import { readObject } from '../body.ts';
@@ -63,6 +64,8 @@ export async function create(parts: ServerParts, call: Call, body?: KubeObject):
       admitObject(call, candidate, undefined, opts, 'create'),
       managerName(opts, call.http),
     );
+    // kube's registry allocates the ClusterIP after managedFields are tracked.
+    if (isService(r)) allocateService(r, admitted, parts.store, parts.ctx.random);
     const name = admitted.metadata.name ?? '';
     const stored = parts.codec.toVersion(r, admitted, r.storageVersion);
     if (opts.dryRun) return jsonResponse(admitted, 201, call.warnings);

@@ -13,6 +13,7 @@ import {
 } from '../../patch/index.ts';
 import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
+import { allocateService, isService } from '../../resources/service-strategy.ts';
 import { admitObject } from '../admission.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { ignoredFieldsFor, mergeSchemaFor } from '../managed-fields.ts';
@@ -164,6 +165,7 @@ function applyCreate(
   prepareCreate(r, obj, call.req.namespace, parts.ctx);
   if (managedFields) obj.metadata.managedFields = managedFields;
   const admitted = admitObject(call, obj, undefined, opts, 'patch');
+  if (isService(r)) allocateService(r, admitted, parts.store, parts.ctx.random);
   if (opts.dryRun) return jsonResponse(admitted, 201, call.warnings);
   const written = parts.store.create(
     objectKey(r, call.req.namespace, name),
