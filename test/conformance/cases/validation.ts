@@ -204,8 +204,10 @@ export const VALIDATION_CASES: ConformanceCase[] = [
   {
     name: 'validation: v1alpha1 requests carry the deprecation warning',
     run: async (t, ns, rec) => {
-      const res = await t.request('GET', nsPath(A1, ns, 'sandboxes'));
-      rec('status', res.status);
+      // Only the warning is compared: kube-apiserver serves v1alpha1 through the CRD's conversion
+      // webhook, which the harness does not run, so its v1alpha1 cache may answer 429 while it
+      // retries converting other namespaces' Sandboxes; the warning is sent either way.
+      const res = await t.requestOnce('GET', nsPath(A1, ns, 'sandboxes'));
       rec('warning', res.headers['warning']);
     },
   },
