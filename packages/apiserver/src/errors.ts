@@ -43,12 +43,27 @@ function statusOf(
   return status;
 }
 
-function detailsFor(r: QualifiedNames, name: string | undefined, kind: string): StatusDetails {
+/** Status details naming one object: `{name, group, kind}`. */
+export function detailsFor(
+  r: Pick<QualifiedNames, 'group'>,
+  name: string | undefined,
+  kind: string,
+): StatusDetails {
   const d: StatusDetails = {};
   if (name) d.name = name;
   if (r.group) d.group = r.group;
   d.kind = kind;
   return d;
+}
+
+/** Any failure Status as an ApiError, for the errors without a named constructor here. */
+export function statusError(
+  code: number,
+  reason: StatusReason,
+  message: string,
+  details?: StatusDetails,
+): ApiError {
+  return new ApiError(statusOf(code, reason, message, details));
 }
 
 export function notFound(r: QualifiedNames, name: string): ApiError {

@@ -5,7 +5,7 @@ import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import { InServerControllers } from './controllers/in-server-controllers.ts';
 import { finalizeNamespace, isNamespaceFinalize } from './controllers/namespace-deletion.ts';
 import { CrdController } from './crd/crd-controller.ts';
-import { ApiError, internalError, methodNotAllowed } from './errors.ts';
+import { ApiError, internalError, methodNotAllowed, unauthorized } from './errors.ts';
 import type { Call, ServerParts } from './http/context.ts';
 import {
   AGGREGATED_V2,
@@ -161,18 +161,7 @@ export class ApiServer {
         request.method === 'GET' &&
         PUBLIC_PATHS.has(url.pathname.replace(/\/+$/, ''));
       if (!publicInfo && auth !== `Bearer ${this.#options.token}`) {
-        return jsonResponse(
-          {
-            kind: 'Status',
-            apiVersion: 'v1',
-            metadata: {},
-            status: 'Failure',
-            message: 'Unauthorized',
-            reason: 'Unauthorized',
-            code: 401,
-          },
-          401,
-        );
+        return errorResponse(unauthorized());
       }
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';

@@ -1,6 +1,6 @@
 // Errors of namespace lifecycle that the write paths raise (semantics doc §9.2). Kept apart from
 // namespace-deletion.ts so that the create path can import it without an import cycle.
-import { ApiError } from '../errors.ts';
+import { detailsFor, statusError, type ApiError } from '../errors.ts';
 import { qualifiedResource, type ResourceInfo } from '../resources/resource.ts';
 
 /** 403 for a create in a terminating namespace, with kube's message and cause (§9.2). */
@@ -9,17 +9,12 @@ export function namespaceTerminating(
   name: string,
   namespace: string,
 ): ApiError {
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `${qualifiedResource(r)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-    reason: 'Forbidden',
-    details: {
-      name,
-      ...(r.group ? { group: r.group } : {}),
-      kind: r.plural,
+  return statusError(
+    403,
+    'Forbidden',
+    `${qualifiedResource(r)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+    {
+      ...detailsFor(r, name, r.plural),
       causes: [
         {
           reason: 'NamespaceTerminating',
@@ -28,6 +23,5 @@ export function namespaceTerminating(
         },
       ],
     },
-    code: 403,
-  });
+  );
 }

@@ -9,7 +9,8 @@ import {
   validateObjectMeta,
   type FieldIssue,
 } from '@agent-sandbox/crd-schema';
-import { ApiError, badRequest, invalid } from '../errors.ts';
+import { badRequest, invalid, statusError } from '../errors.ts';
+import { readPath } from './field-path.ts';
 import type { KubeObject } from '../objects.ts';
 import type { Call } from './context.ts';
 import type { WriteOptions } from './options.ts';
@@ -39,14 +40,11 @@ export function admitObject(
   if (pruned.length > 0 && opts.fieldValidation === 'Strict') {
     const list = pruned.map((p) => `unknown field "${p}"`).join(', ');
     if (verb === 'patch') {
-      throw new ApiError({
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: ` "" is invalid: patch: Invalid value: "${JSON.stringify(obj).replace(/"/g, '\\"')}": strict decoding error: ${list}`,
-        reason: 'Invalid',
-        details: {
+      throw statusError(
+        422,
+        'Invalid',
+        ` "" is invalid: patch: Invalid value: "${JSON.stringify(obj).replace(/"/g, '\\"')}": strict decoding error: ${list}`,
+        {
           causes: [
             {
               reason: 'FieldValueInvalid',
@@ -55,8 +53,7 @@ export function admitObject(
             },
           ],
         },
-        code: 422,
-      });
+      );
     }
     throw badRequest(
       `${r.kind} in version "${call.version}" cannot be handled as a ${r.kind}: strict decoding error: ${list}`,
@@ -97,11 +94,7 @@ export function admitObject(
 function scaleReplicasIssues(call: Call, obj: KubeObject): FieldIssue[] {
   const path = call.r.scale?.specReplicasPath;
   if (!path) return [];
-  let cur: unknown = obj;
-  for (const part of path.replace(/^\./, '').split('.')) {
-    cur =
-      cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
-  }
+  const cur = readPath(obj, path);
   if (typeof cur === 'number' && cur < 0) {
     return [
       {

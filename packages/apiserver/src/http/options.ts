@@ -1,5 +1,5 @@
 // Query options shared by the verbs (semantics doc §3.2, §3.5).
-import { ApiError } from '../errors.ts';
+import { statusError, type ApiError } from '../errors.ts';
 import { isTrueParam } from './request-info.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -11,15 +11,10 @@ export function invalidOptions(
   message: string,
   causeType = 'FieldValueNotSupported',
 ): ApiError {
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`,
-    reason: 'Invalid',
-    details: { group: 'meta.k8s.io', kind, causes: [{ reason: causeType, message, field }] },
-    code: 422,
+  return statusError(422, 'Invalid', `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`, {
+    group: 'meta.k8s.io',
+    kind,
+    causes: [{ reason: causeType, message, field }],
   });
 }
 

@@ -3,7 +3,7 @@
 import type { ListMeta } from '@agent-sandbox/kube-types';
 import { badRequest } from '../errors.ts';
 import type { KubeObject } from '../objects.ts';
-import { buildTable, TableError } from '../table/index.ts';
+import { buildTable, TableError, type Table } from '../table/index.ts';
 import type { Call, ServerParts } from './context.ts';
 import { jsonResponse } from './response.ts';
 
@@ -25,6 +25,31 @@ export function requestedTable(req: Request): 'v1' | 'v1beta1' | undefined {
   return undefined;
 }
 
+/** Builds a Table for the call's resource, with kube's 400 for a bad includeObject. */
+function table(
+  parts: ServerParts,
+  call: Call,
+  objects: KubeObject[],
+  version: 'v1' | 'v1beta1',
+  extra: { listMeta?: ListMeta; noHeaders?: boolean },
+): Table {
+  const { r } = call;
+  try {
+    return buildTable({
+      resource: r.group === '' ? r.plural : `${r.group}/${r.plural}`,
+      ...(r.crd ? { columns: r.printerColumns(call.version) ?? [] } : {}),
+      objects,
+      includeObject: call.url.searchParams.get('includeObject') ?? undefined,
+      now: parts.ctx.now(),
+      ...extra,
+      tableVersion: version,
+    });
+  } catch (err: unknown) {
+    if (err instanceof TableError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
 /** A one-row Table for a watch event; only the first event of a stream carries the columns (§10). */
 export function tableForEvent(
   parts: ServerParts,
@@ -32,22 +57,8 @@ export function tableForEvent(
   obj: KubeObject,
   version: 'v1' | 'v1beta1',
   first: boolean,
-): unknown {
-  const { r } = call;
-  try {
-    return buildTable({
-      resource: r.group === '' ? r.plural : `${r.group}/${r.plural}`,
-      ...(r.crd ? { columns: r.printerColumns(call.version) ?? [] } : {}),
-      objects: [obj],
-      includeObject: call.url.searchParams.get('includeObject') ?? undefined,
-      now: parts.ctx.now(),
-      noHeaders: !first,
-      tableVersion: version,
-    });
-  } catch (err: unknown) {
-    if (err instanceof TableError) throw badRequest(err.message);
-    throw err;
-  }
+): Table {
+  return table(parts, call, [obj], version, { noHeaders: !first });
 }
 
 export function tableResponse(
@@ -57,20 +68,6 @@ export function tableResponse(
   version: 'v1' | 'v1beta1',
   listMeta?: ListMeta,
 ): Response {
-  const { r } = call;
-  try {
-    const table = buildTable({
-      resource: r.group === '' ? r.plural : `${r.group}/${r.plural}`,
-      ...(r.crd ? { columns: r.printerColumns(call.version) ?? [] } : {}),
-      objects,
-      includeObject: call.url.searchParams.get('includeObject') ?? undefined,
-      now: parts.ctx.now(),
-      ...(listMeta ? { listMeta } : {}),
-      tableVersion: version,
-    });
-    return jsonResponse(table, 200, call.warnings);
-  } catch (err: unknown) {
-    if (err instanceof TableError) throw badRequest(err.message);
-    throw err;
-  }
+  const body = table(parts, call, objects, version, listMeta ? { listMeta } : {});
+  return jsonResponse(body, 200, call.warnings);
 }

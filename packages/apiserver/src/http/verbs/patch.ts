@@ -1,7 +1,7 @@
 // PATCH with the four patch types (semantics doc §5): JSON patch, JSON merge patch, strategic
 // merge patch (built-in kinds only) and server-side apply, which may create the object.
 import { parse } from 'yaml';
-import { ApiError, badRequest, notFound, unsupportedMediaType } from '../../errors.ts';
+import { ApiError, badRequest, notFound, statusError, unsupportedMediaType } from '../../errors.ts';
 import { prepareCreate, formatTime, type KubeObject } from '../../objects.ts';
 import {
   apply,
@@ -51,15 +51,7 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
     // Built-in kinds answer an unknown patch type with Go's bare 415 text; custom resources
     // list the patch types they accept (§7).
     if (r.crd) throw unsupportedMediaType([JSON_PATCH, MERGE_PATCH, APPLY_PATCH]);
-    throw new ApiError({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: '415: Unsupported Media Type',
-      reason: 'UnsupportedMediaType',
-      code: 415,
-    });
+    throw statusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type');
   }
   const opts = writeOptions(call.url, 'PatchOptions');
   const force = call.url.searchParams.get('force');

@@ -1,7 +1,7 @@
 // The pods/log, exec, attach and portforward subresources (semantics doc §6.3–6.4). The API
 // server only checks the Pod and hands the request to a `PodStreams` implementation — in the
 // embedded mode, the node agent that runs the Pod (as kube-apiserver proxies to the kubelet).
-import { ApiError, badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound, statusError, type ApiError } from '../../errors.ts';
 import type { KubeObject } from '../../objects.ts';
 import { objectKey } from '../../resource-store.ts';
 import type { Call, ServerParts } from '../context.ts';
@@ -25,15 +25,7 @@ export const POD_STREAM_SUBRESOURCES: ReadonlySet<string> = new Set([
 ]);
 
 function unavailable(message: string): ApiError {
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason: 'ServiceUnavailable',
-    code: 503,
-  });
+  return statusError(503, 'ServiceUnavailable', message);
 }
 
 export async function podStream(

@@ -5,29 +5,10 @@ import type { KubeObject } from '../../objects.ts';
 import { applyMergePatch, applyJsonPatch } from '../../patch/index.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { readObject } from '../body.ts';
+import { readPath, writePath } from '../field-path.ts';
 import { managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { loadCurrent, writeUpdate } from './write-path.ts';
-
-function readPath(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const part of path.replace(/^\./, '').split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
-}
-
-function writePath(obj: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.replace(/^\./, '').split('.');
-  let cur = obj;
-  for (const part of parts.slice(0, -1)) {
-    const next = cur[part];
-    if (next === null || typeof next !== 'object') cur[part] = {};
-    cur = cur[part] as Record<string, unknown>;
-  }
-  cur[parts[parts.length - 1] as string] = value;
-}
 
 function scaleOf(call: Call, obj: KubeObject): KubeObject {
   const scale = call.r.scale;

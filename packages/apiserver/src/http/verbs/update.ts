@@ -1,5 +1,5 @@
 // PUT of an object or of its status subresource (semantics doc §3.1, §6.1, §7.2).
-import { ApiError, badRequest, conflict } from '../../errors.ts';
+import { badRequest, conflict, detailsFor, statusError, type ApiError } from '../../errors.ts';
 import { qualifiedResource } from '../../resources/resource.ts';
 import { readObject } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
@@ -11,28 +11,16 @@ import type { ServerParts as Parts } from '../context.ts';
 import { loadCurrent, writeUpdate } from './write-path.ts';
 
 function resourceVersionRequired(call: Call, name: string): ApiError {
-  const qr = qualifiedResource(call.r);
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `${qr} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`,
-    reason: 'Invalid',
-    details: {
-      name,
-      ...(call.r.group ? { group: call.r.group } : {}),
-      kind: call.r.plural,
-      causes: [
-        {
-          reason: 'FieldValueInvalid',
-          message: 'Invalid value: 0: must be specified for an update',
-          field: 'metadata.resourceVersion',
-        },
-      ],
+  const message = 'Invalid value: 0: must be specified for an update';
+  return statusError(
+    422,
+    'Invalid',
+    `${qualifiedResource(call.r)} "${name}" is invalid: metadata.resourceVersion: ${message}`,
+    {
+      ...detailsFor(call.r, name, call.r.plural),
+      causes: [{ reason: 'FieldValueInvalid', message, field: 'metadata.resourceVersion' }],
     },
-    code: 422,
-  });
+  );
 }
 
 export async function update(parts: ServerParts, call: Call): Promise<Response> {

@@ -4,6 +4,8 @@
 import { keyPrefix, objectKey } from '../../resource-store.ts';
 import type { KubeObject } from '../../objects.ts';
 import { groupVersion } from '../../resources/resource.ts';
+import type { Status } from '@agent-sandbox/kube-types';
+import { expired } from '../../errors.ts';
 import { StorageError } from '../../storage/errors.ts';
 import type { WatchEvent } from '../../storage/store.ts';
 import type { Call, ServerParts } from '../context.ts';
@@ -16,16 +18,8 @@ type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 /** How often a watch with allowWatchBookmarks sends a BOOKMARK (the real server: about a minute). */
 export const BOOKMARK_INTERVAL_MS = 60_000;
 
-function tooOld(requested: number, oldest: number): Record<string, unknown> {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `too old resource version: ${requested} (${oldest})`,
-    reason: 'Expired',
-    code: 410,
-  };
+function tooOld(requested: number, oldest: number): Status {
+  return expired(`too old resource version: ${requested} (${oldest})`).status;
 }
 
 export function watch(parts: ServerParts, call: Call): Response {
