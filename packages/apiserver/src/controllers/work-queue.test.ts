@@ -69,14 +69,15 @@ describe('WorkQueue', () => {
         calls++;
         throw new Error('always');
       },
-      baseDelayMs: 5,
+      // Long enough that the first retry cannot fire before stop() on a loaded machine, short
+      // enough that the wait below would see it if stop() did not cancel it.
+      baseDelayMs: 200,
     });
     q.add('k');
-    await tick(1);
-    expect(calls).toBe(1);
+    await expect.poll(() => calls).toBe(1);
     q.stop();
     q.add('k');
-    await tick(20);
+    await tick(500);
     expect(calls).toBe(1);
     await q.idle();
   });
