@@ -112,6 +112,28 @@ export async function waitForPod(client: KubeClient, ns: string, name: string): 
   return eventually(() => client.get<PodObject>(PODS, ns, name));
 }
 
+/**
+ * A schedulerName no scheduler serves: on the real cluster kube-scheduler and kwok leave such a Pod
+ * alone, so a test can script its status exactly as it does on the embedded server (no kubelet).
+ */
+export const SCRIPTED_SCHEDULER = 'agent-sandbox-test-scripted';
+
+/** Writes a Pod's status through `pods/status` (merge patch), as a kubelet would. */
+export async function setPodStatus(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  status: NonNullable<Pod['status']>,
+): Promise<void> {
+  await client.patch(
+    PODS,
+    ns,
+    name,
+    { type: 'merge', body: { status } },
+    { subresource: 'status' },
+  );
+}
+
 /** Plays the kubelet (the embedded server has none): the Pod is Running and Ready with an IP. */
 export async function markPodRunning(
   client: KubeClient,
@@ -129,13 +151,7 @@ export async function markPodRunning(
       { type: 'Ready', status: 'True', lastTransitionTime: now },
     ],
   };
-  await client.patch(
-    PODS,
-    ns,
-    name,
-    { type: 'merge', body: { status } },
-    { subresource: 'status' },
-  );
+  await setPodStatus(client, ns, name, status);
 }
 
 /** true once the object is gone (NotFound), undefined while it exists. */
