@@ -161,56 +161,54 @@ describe('agent-sandbox controller (child process, embedded API server)', () => 
     }
   });
 
-  // Two child processes racing for a Lease on a loaded 2-core machine: once in a full parallel run
-  // the standby did not lead within 30 s (it always does when the file runs alone), so it retries.
-  it(
-    'a standby takes the released Lease at once when the leader gets SIGTERM',
-    { retry: 2 },
-    async () => {
-      const args = [
-        `--kubeconfig=${server.kubeconfigPath}`,
-        '--metrics-bind-address=0',
-        '--health-probe-bind-address=0',
-        '--leader-election-namespace=kube-system',
-      ];
-      const first = startController(args);
-      const second = startController(args);
-      try {
-        const holder = async (): Promise<string> =>
-          (
-            await client.get<KubeObject & { spec?: { holderIdentity?: string } }>(
-              LEASES,
-              'kube-system',
-              LEADER_ELECTION_ID,
-            )
-          ).spec?.holderIdentity ?? '';
-        const leader = await until('a leader', async () => (await holder()) || undefined);
-        await until('both started', async () =>
-          first.stderr().includes('"msg":"serving"') && second.stderr().includes('"msg":"serving"')
-            ? true
-            : undefined,
-        );
-        const [active, standby] = first.stderr().includes('acquired lease')
-          ? [first, second]
-          : [second, first];
-        expect(standby.stderr()).not.toContain('acquired lease');
-        const releasedAt = Date.now();
-        active.child.kill('SIGTERM');
-        expect(await active.exited).toBe(0);
-        const next = await until('the standby to lead', async () => {
-          const h = await holder();
-          return h && h !== leader ? h : undefined;
-        });
-        expect(next).not.toBe(leader);
-        // A released Lease is taken on the standby's next retry (2 s), not after the 15 s lease.
-        expect(Date.now() - releasedAt).toBeLessThan(10_000);
-        standby.child.kill('SIGTERM');
-        expect(await standby.exited).toBe(0);
-      } finally {
-        for (const r of [first, second]) if (r.child.exitCode === null) r.child.kill('SIGKILL');
-      }
-    },
-  );
+  it('a standby takes the released Lease at once when the leader gets SIGTERM', async () => {
+    const args = [
+      `--kubeconfig=${server.kubeconfigPath}`,
+      '--metrics-bind-address=0',
+      '--health-probe-bind-address=0',
+      '--leader-election-namespace=kube-system',
+    ];
+    const first = startController(args);
+    const second = startController(args);
+    try {
+      const holder = async (): Promise<string> =>
+        (
+          await client.get<KubeObject & { spec?: { holderIdentity?: string } }>(
+            LEASES,
+            'kube-system',
+            LEADER_ELECTION_ID,
+          )
+        ).spec?.holderIdentity ?? '';
+      const leader = await until('a leader', async () => (await holder()) || undefined);
+      await until('both started', async () =>
+        first.stderr().includes('"msg":"serving"') && second.stderr().includes('"msg":"serving"')
+          ? true
+          : undefined,
+      );
+      // The Lease can name a holder before its 'acquired lease' line reaches our pipe; deciding
+      // from a not-yet-flushed log used to SIGTERM the standby and wait for a takeover forever.
+      const [active, standby] = await until('the leader to log its acquisition', async () => {
+        if (first.stderr().includes('acquired lease')) return [first, second] as const;
+        if (second.stderr().includes('acquired lease')) return [second, first] as const;
+        return undefined;
+      });
+      expect(standby.stderr()).not.toContain('acquired lease');
+      const releasedAt = Date.now();
+      active.child.kill('SIGTERM');
+      expect(await active.exited).toBe(0);
+      const next = await until('the standby to lead', async () => {
+        const h = await holder();
+        return h && h !== leader ? h : undefined;
+      });
+      expect(next).not.toBe(leader);
+      // A released Lease is taken on the standby's next retry (2 s), not after the 15 s lease.
+      expect(Date.now() - releasedAt).toBeLessThan(10_000);
+      standby.child.kill('SIGTERM');
+      expect(await standby.exited).toBe(0);
+    } finally {
+      for (const r of [first, second]) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+    }
+  });
 
   it('reads KUBECONFIG, runs without leader election, and exits 0 on SIGINT', async () => {
     const run = startController(
