@@ -56,6 +56,7 @@ export const CONTROLLERS: Readonly<Record<string, ControllerEntry>> = {
         informers: manager,
         concurrency: flags.get('sandbox-concurrent-workers') as number,
         clusterDomain: flags.get('cluster-domain') as string,
+        writeBehindWindowMs: flags.get('sandbox-write-behind-window') as number,
       }),
   },
   sandboxclaim: { extension: true },

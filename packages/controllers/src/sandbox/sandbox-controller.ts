@@ -27,6 +27,8 @@ export interface SandboxControllerOptions {
   concurrency?: number;
   /** The DNS domain of `status.serviceFQDN`. @default 'cluster.local' */
   clusterDomain?: string;
+  /** `--sandbox-write-behind-window` in ms (capped at 1s, §11.9). @default 0 (synchronous) */
+  writeBehindWindowMs?: number;
   clock?: Clock;
 }
 
@@ -39,6 +41,9 @@ export function sandboxController(options: SandboxControllerOptions): Controller
     client: options.client,
     informers: options.informers,
     ...(options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : {}),
+    ...(options.writeBehindWindowMs !== undefined
+      ? { writeBehindWindowMs: options.writeBehindWindowMs }
+      : {}),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });
   return new Controller({

@@ -34,6 +34,7 @@ import {
   type SandboxPlan,
 } from './plan.ts';
 import { computeStatus, isStatusWriteNeeded, statusMergePatch } from './status.ts';
+import { WriteBehindClock, isDeferrable, writeBehindWindowMs } from './write-behind.ts';
 
 export { POD_NAME_HASH_INDEX, SANDBOXES } from './child-writes.ts';
 
@@ -48,6 +49,8 @@ export interface SandboxReconcilerOptions {
   informers: InformerSource;
   /** The DNS domain of `status.serviceFQDN`. @default 'cluster.local' */
   clusterDomain?: string;
+  /** `--sandbox-write-behind-window` in ms (capped at 1s, §11.9). @default 0 (synchronous) */
+  writeBehindWindowMs?: number;
   clock?: Clock;
 }
 
@@ -56,6 +59,8 @@ export class SandboxReconciler implements Reconciler {
   readonly #children: SandboxChildren;
   readonly #clusterDomain: string | undefined;
   readonly #clock: Clock;
+  readonly #writeBehindWindowMs: number;
+  readonly #writeBehind = new WriteBehindClock();
 
   constructor(options: SandboxReconcilerOptions) {
     if (!options.client) throw new InvalidArgumentError('sandbox reconciler needs a client');
@@ -64,11 +69,15 @@ export class SandboxReconciler implements Reconciler {
     this.#children = new SandboxChildren(options.client, options.informers);
     this.#clusterDomain = options.clusterDomain;
     this.#clock = options.clock ?? realClock;
+    this.#writeBehindWindowMs = writeBehindWindowMs(options.writeBehindWindowMs ?? 0);
   }
 
   async reconcile(req: Request, ctx: ReconcileContext): Promise<Result | void> {
     const sandbox = this.#children.cached<Sandbox>(SANDBOXES, req.namespace, req.name);
-    if (sandbox === undefined) return;
+    if (sandbox === undefined || sandbox.metadata.deletionTimestamp !== undefined) {
+      this.#writeBehind.clear(`${req.namespace}/${req.name}`);
+      return;
+    }
     const span = ctx.tracer.startSpan('ReconcileSandbox', {
       attributes: reconcileSpanAttributes(sandbox),
     });
@@ -107,7 +116,8 @@ export class SandboxReconciler implements Reconciler {
     const outcome: PlanOutcome = { now };
     outcome.pvcError = await this.#children.pvcs(sandbox, plan.pvcs, ctx.signal);
 
-    let podPlan = plan.pod;
+    const deferred = this.#deferPodWrite(sandbox, plan.pod, now);
+    let podPlan = deferred.plan;
     try {
       const executed = await this.#children.pod(sandbox, podPlan, ctx.signal);
       podPlan = executed.plan;
@@ -152,7 +162,12 @@ export class SandboxReconciler implements Reconciler {
       observed,
       this.#clusterDomain !== undefined ? { clusterDomain: this.#clusterDomain } : {},
     );
-    const { status, requeueAfterMs } = expiryAfterReconcile(sandbox, computed, now);
+    const { status, requeueAfterMs: expiryRequeueMs } = expiryAfterReconcile(
+      sandbox,
+      computed,
+      now,
+    );
+    const requeueAfterMs = minDefined(expiryRequeueMs, deferred.requeueAfterMs);
     const errors = returnedErrors(observed);
     try {
       await this.#writeStatus(sandbox, status, ctx.signal);
@@ -161,6 +176,28 @@ export class SandboxReconciler implements Reconciler {
     }
     throwJoined(errors);
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+  }
+
+  /**
+   * Write-behind (§11.9): with a window, the metadata patch of an already-owned Pod is skipped
+   * until the window since its first detection has passed; the next pass recomputes it.
+   */
+  #deferPodWrite(
+    sandbox: Sandbox,
+    podPlan: ReconcilePlan['pod'],
+    now: Date,
+  ): { plan: ReconcilePlan['pod']; requeueAfterMs?: number } {
+    const key = `${sandbox.metadata.namespace ?? ''}/${sandbox.metadata.name ?? ''}`;
+    if (this.#writeBehindWindowMs <= 0 || !isDeferrable(podPlan.write)) {
+      this.#writeBehind.clear(key);
+      return { plan: podPlan };
+    }
+    const decision = this.#writeBehind.decide(key, now.getTime(), this.#writeBehindWindowMs);
+    if (decision.write) return { plan: podPlan };
+    return {
+      plan: { ...podPlan, write: { action: 'None' } },
+      requeueAfterMs: decision.requeueAfterMs,
+    };
   }
 
   /** Second expiry pass (§11.7): delete owned children, then the Sandbox or reset the status. */
@@ -218,6 +255,11 @@ export class SandboxReconciler implements Reconciler {
       if (!isNotFound(err)) throw err;
     }
   }
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
 }
 
 function asError(err: unknown): Error {
