@@ -1,0 +1,175 @@
+// The load: N Sandboxes created (and deleted) at a fixed number of requests in flight, and a
+// namespace watch that notes when each Sandbox first reports Ready=True.
+import { performance } from 'node:perf_hooks';
+import type { Client, WatchStream } from '../apiserver/client.ts';
+import { summarize, type LatencySummary } from '../apiserver/stats.ts';
+
+const SANDBOXES = '/apis/agents.x-k8s.io/v1beta1';
+
+export const sandboxesPath = (ns: string): string => `${SANDBOXES}/namespaces/${ns}/sandboxes`;
+
+export const sandboxName = (i: number): string => `sb-${String(i).padStart(5, '0')}`;
+
+/** The smallest Sandbox that gets a Pod: kwok runs it, no grace period so deletes are quick. */
+export function sandboxObject(name: string): object {
+  return {
+    apiVersion: 'agents.x-k8s.io/v1beta1',
+    kind: 'Sandbox',
+    metadata: { name },
+    spec: {
+      podTemplate: {
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+        },
+      },
+    },
+  };
+}
+
+export interface RequestRun {
+  ops: number;
+  errors: number;
+  firstError?: string;
+  seconds: number;
+  /** ops ÷ seconds (errors excluded) */
+  perSecond: number;
+  latencyMs: LatencySummary | undefined;
+  /** ms since the run's time origin when each request was sent, by index (undefined: failed). */
+  sentAt: (number | undefined)[];
+}
+
+/**
+ * Runs `request(i)` for i in [0, n) with `concurrency` in flight; a request fails when it answers
+ * with a status other than `ok` (or throws).
+ */
+export async function runRequests(
+  n: number,
+  concurrency: number,
+  ok: readonly number[],
+  request: (i: number) => Promise<{ status: number; body: unknown }>,
+): Promise<RequestRun> {
+  const latencies: number[] = [];
+  const sentAt: (number | undefined)[] = new Array<number | undefined>(n);
+  let next = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const start = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < n) {
+      const i = next++;
+      const t0 = performance.now();
+      try {
+        const res = await request(i);
+        if (!ok.includes(res.status)) throw new Error(`HTTP ${res.status}: ${brief(res.body)}`);
+        latencies.push(performance.now() - t0);
+        sentAt[i] = t0;
+      } catch (err) {
+        errors++;
+        firstError ??= err instanceof Error ? err.message : String(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  const seconds = (performance.now() - start) / 1000;
+  const done = n - errors;
+  return {
+    ops: done,
+    errors,
+    ...(firstError !== undefined ? { firstError } : {}),
+    seconds: round(seconds, 3),
+    perSecond: round(done / seconds, 1),
+    latencyMs: summarize(latencies),
+    sentAt,
+  };
+}
+
+function brief(body: unknown): string {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+export const round = (x: number, digits: number): number => {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+interface SandboxLike {
+  metadata?: { name?: string; resourceVersion?: string };
+  status?: { conditions?: { type?: string; status?: string }[] };
+}
+
+const isReady = (s: SandboxLike): boolean =>
+  (s.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** When each Sandbox of a namespace was first seen Ready (performance.now() ms). */
+export class ReadyTracker {
+  readonly readyAt = new Map<string, number>();
+  /** Watch events received (every Sandbox write the controller made shows up as one). */
+  events = 0;
+  #stream: WatchStream | undefined;
+
+  constructor(
+    private readonly client: Client,
+    private readonly namespace: string,
+  ) {}
+
+  /** Watch events by type, and how many times the watch was reopened. */
+  readonly eventTypes: Record<string, number> = {};
+  restarts = 0;
+
+  /** Opens the watch from a fresh list's resourceVersion. */
+  async start(): Promise<void> {
+    const rv = await this.resync();
+    this.#stream = this.client.watch(
+      `${sandboxesPath(this.namespace)}?watch=1&timeoutSeconds=3600&resourceVersion=${rv}`,
+      (event, at) => {
+        this.events++;
+        this.eventTypes[event.type] = (this.eventTypes[event.type] ?? 0) + 1;
+        if (event.type === 'ADDED' || event.type === 'MODIFIED') this.#observe(event.object, at);
+      },
+    );
+    await this.#stream.ready;
+  }
+
+  /**
+   * Closes the watch, lists, and watches again from the list. The shared client does not report
+   * the end of a stream, so the caller calls this when Ready stops advancing.
+   */
+  async restart(): Promise<void> {
+    this.#stream?.close();
+    this.restarts++;
+    await this.start();
+  }
+
+  /** Lists the namespace and notes every Ready Sandbox not yet noted. */
+  async resync(): Promise<string> {
+    const res = await this.client.request('GET', sandboxesPath(this.namespace));
+    if (res.status !== 200) throw new Error(`list sandboxes: HTTP ${res.status}`);
+    const list = res.body as { metadata?: { resourceVersion?: string }; items?: SandboxLike[] };
+    const at = performance.now();
+    for (const item of list.items ?? []) this.#observe(item, at);
+    return list.metadata?.resourceVersion ?? '0';
+  }
+
+  #observe(obj: SandboxLike, at: number): void {
+    const name = obj.metadata?.name;
+    if (name !== undefined && !this.readyAt.has(name) && isReady(obj)) this.readyAt.set(name, at);
+  }
+
+  stop(): void {
+    this.#stream?.close();
+  }
+}
+
+/** Polls until the namespace holds no Sandboxes, or throws after `timeoutMs`. */
+export async function waitEmpty(client: Client, ns: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await client.request('GET', `${sandboxesPath(ns)}?limit=1`);
+    const items = (res.body as { items?: unknown[] }).items ?? [];
+    if (res.status === 200 && items.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`${ns}: Sandboxes still present after deletion`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
