@@ -39,7 +39,7 @@ const NOT_SUSPENDED = {
   status: 'False',
   reason: 'NotSuspended',
   message: 'Sandbox is not suspended',
-};
+} as const;
 
 /** A Sandbox on the scripted scheduler, its Pod created by the controller, with `status` set. */
 async function launchWithPodStatus(
