@@ -66,8 +66,20 @@ export function prepareCreate(
   // A custom resource with a status subresource cannot set status on create (§6.1).
   if (r.hasStatus && r.crd) delete obj['status'];
   if (r.group === '' && r.plural === 'namespaces') prepareNamespaceCreate(obj);
+  // kube's Pod strategy (PrepareForCreate) starts every Pod in phase Pending.
+  if (r.group === '' && r.plural === 'pods') preparePodCreate(obj);
   // ClusterIP allocation needs the store: create and apply-create call allocateService after.
   if (isService(r)) defaultService(obj);
+}
+
+function preparePodCreate(obj: KubeObject): void {
+  const status = obj['status'];
+  const out: Record<string, unknown> =
+    typeof status === 'object' && status !== null && !Array.isArray(status)
+      ? { ...(status as Record<string, unknown>) }
+      : {};
+  if (out['phase'] === undefined || out['phase'] === '') out['phase'] = 'Pending';
+  obj['status'] = out;
 }
 
 /** The object without metadata (and without status when status is a subresource): what bumps generation. */
