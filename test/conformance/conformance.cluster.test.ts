@@ -13,6 +13,7 @@ import { runCase, type ConformanceCase } from './case.ts';
 import { DISCOVERY_CASES } from './cases/discovery.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
+import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
 import { SERVICE_CASES } from './cases/services.ts';
 import { TABLE_CASES } from './cases/tables.ts';
 import { VALIDATION_CASES } from './cases/validation.ts';
@@ -26,6 +27,7 @@ const CASES: ConformanceCase[] = [
   ...LIFECYCLE_CASES,
   ...TABLE_CASES,
   ...SERVICE_CASES,
+  ...SERVICE_ACCOUNT_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {
@@ -58,10 +60,9 @@ async function freshNamespace(t: Target, name: string): Promise<void> {
     throw new Error(
       `${t.name}: create namespace ${name}: ${res.status} ${JSON.stringify(res.body)}`,
     );
-  if (t.name !== 'cluster') return;
-  // kube-controller-manager publishes kube-root-ca.crt into new namespaces asynchronously (and
-  // slowly on a loaded machine); wait for it so ConfigMap lists and watches see a settled
-  // namespace (see known-differences.ts and normalize.ts).
+  // kube-controller-manager (and the embedded server's publisher) puts kube-root-ca.crt into new
+  // namespaces asynchronously (slowly on a loaded machine); wait for it so ConfigMap lists and
+  // watches see a settled namespace (see normalize.ts).
   for (let i = 0; i < 600; i++) {
     const cm = await t.request('GET', `/api/v1/namespaces/${name}/configmaps/kube-root-ca.crt`);
     if (cm.status === 200) return;

@@ -26,4 +26,8 @@ export {
 } from './tls/certificates.ts';
 export { CredentialError, type CredentialErrorCode } from './tls/errors.ts';
 export { ensureToken, type EnsureTokenOptions } from './tls/token.ts';
+export {
+  ensureServiceAccountKey,
+  type EnsureServiceAccountKeyOptions,
+} from './tls/service-account-key.ts';
 export { renderKubeconfig, writeKubeconfig, type KubeconfigOptions } from './tls/kubeconfig.ts';

@@ -1,6 +1,8 @@
 // The embedded Kubernetes-compatible API server as a fetch handler (STYLE.md house style 6):
 // `handle(Request) → Response`. node-server.ts binds it to a socket.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { authenticate, type Authenticator } from './auth/authenticate.ts';
+import { ServiceAccountTokens } from './auth/service-account-tokens.ts';
 import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import { InServerControllers } from './controllers/in-server-controllers.ts';
 import { finalizeNamespace, isNamespaceFinalize } from './controllers/namespace-deletion.ts';
@@ -23,6 +25,7 @@ import { deleteCollection, deleteObject } from './http/verbs/delete.ts';
 import { patch } from './http/verbs/patch.ts';
 import { scale } from './http/verbs/scale.ts';
 import { tokenReview } from './http/verbs/token-review.ts';
+import { tokenRequest } from './http/verbs/token-request.ts';
 import { podStream, POD_STREAM_SUBRESOURCES, type PodStreams } from './http/verbs/pod-streams.ts';
 import { get, list } from './http/verbs/read.ts';
 import { update } from './http/verbs/update.ts';
@@ -33,6 +36,7 @@ import { ResourceCodec, type Converter } from './resource-store.ts';
 import { ResourceRegistry } from './resources/registry.ts';
 import type { ResourceInfo } from './resources/resource.ts';
 import type { Store } from './storage/store.ts';
+import { generateServiceAccountKey } from './tls/service-account-key.ts';
 
 export interface ApiServerOptions {
   store: Store;
@@ -50,6 +54,13 @@ export interface ApiServerOptions {
   context?: Partial<ServerContext>;
   /** Runs the garbage collector and the namespace controller in the server (§9). @default true */
   controllers?: boolean;
+  /**
+   * Signs service account tokens (ECDSA P-256; `ensureServiceAccountKey` keeps one in the data
+   * dir so tokens survive restarts). @default a fresh key per server
+   */
+  serviceAccountKey?: KeyObject;
+  /** PEM CA certificate published as the `kube-root-ca.crt` ConfigMap in every namespace. */
+  caCert?: string;
 }
 
 /** What /version reports: a 1.32 server, so kubectl 1.32 computes no skew (§1.1). */
@@ -74,6 +85,7 @@ export class ApiServer {
   readonly #crdController: CrdController;
   readonly #controllers: InServerControllers | undefined;
   readonly #options: ApiServerOptions;
+  readonly #authenticator: Authenticator;
 
   constructor(options: ApiServerOptions) {
     this.#options = options;
@@ -90,7 +102,18 @@ export class ApiServer {
       ctx,
     };
     this.#crdController = new CrdController(options.store, registry, ctx);
-    if (options.controllers !== false) this.#controllers = new InServerControllers(this.#parts);
+    this.#authenticator = {
+      store: options.store,
+      tokens: new ServiceAccountTokens(
+        options.serviceAccountKey ?? generateServiceAccountKey().privateKey,
+      ),
+      ...(options.token !== undefined ? { adminToken: options.token } : {}),
+      now: ctx.now,
+    };
+    if (options.controllers !== false)
+      this.#controllers = new InServerControllers(this.#parts, {
+        ...(options.caCert !== undefined ? { caCert: options.caCert } : {}),
+      });
   }
 
   /** Creates the bootstrap namespaces and CRDs, then starts serving CRDs. */
@@ -160,9 +183,7 @@ export class ApiServer {
         auth === null &&
         request.method === 'GET' &&
         PUBLIC_PATHS.has(url.pathname.replace(/\/+$/, ''));
-      if (!publicInfo && auth !== `Bearer ${this.#options.token}`) {
-        return errorResponse(unauthorized());
-      }
+      if (!publicInfo && !(await this.#authenticated(auth))) return errorResponse(unauthorized());
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = request.method;
@@ -175,6 +196,13 @@ export class ApiServer {
     const r = this.#parts.registry.lookup(req.group, req.version, req.resource);
     if (!r) return notFoundPage();
     return this.#serveResource(r, req, request, url, signal);
+  }
+
+  /** Whether an Authorization header carries the admin token or a live service account token. */
+  async #authenticated(header: string | null): Promise<boolean> {
+    if (header === null || !header.startsWith('Bearer ')) return false;
+    const token = header.slice('Bearer '.length).trim();
+    return (await authenticate(this.#authenticator, token)).authenticated;
   }
 
   #fixedRoute(path: string, request: Request): Response | undefined {
@@ -244,7 +272,9 @@ export class ApiServer {
     if (isNamespaceFinalize(req, r)) return finalizeNamespace(parts, call);
     if (req.subresource === 'scale') return scale(parts, call);
     if (r.plural === 'tokenreviews' && req.verb === 'create')
-      return tokenReview(call, this.#options.token);
+      return tokenReview(call, this.#authenticator);
+    if (r.plural === 'serviceaccounts' && req.subresource === 'token' && req.verb === 'create')
+      return tokenRequest(parts, call, this.#authenticator.tokens);
     if (
       r.plural === 'pods' &&
       r.group === '' &&

@@ -6,30 +6,51 @@ import type { ServerParts } from '../http/context.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceController } from './namespace-controller.ts';
+import {
+  DEFAULT_SERVICE_ACCOUNT,
+  NamespacePublisher,
+  rootCaConfigMap,
+} from './namespace-publisher.ts';
+
+export interface InServerControllerOptions extends ControllerOptions {
+  /** PEM CA certificate to publish as kube-root-ca.crt; without it no ConfigMap is published. */
+  caCert?: string;
+}
 
 export class InServerControllers {
   readonly garbageCollector: GarbageCollector;
   readonly namespaces: NamespaceController;
+  /** The default ServiceAccount and (with a CA) kube-root-ca.crt in every namespace. */
+  readonly publishers: NamespacePublisher[];
 
-  constructor(parts: ServerParts, options: ControllerOptions = {}) {
+  constructor(parts: ServerParts, options: InServerControllerOptions = {}) {
     this.garbageCollector = new GarbageCollector(parts, options);
     this.namespaces = new NamespaceController(parts, options);
+    this.publishers = [new NamespacePublisher(parts, DEFAULT_SERVICE_ACCOUNT, options)];
+    if (options.caCert !== undefined)
+      this.publishers.push(new NamespacePublisher(parts, rootCaConfigMap(options.caCert), options));
   }
 
   /** Rebuilds each controller's state from the log and starts following it. */
   start(): void {
     this.garbageCollector.start();
     this.namespaces.start();
+    for (const p of this.publishers) p.start();
   }
 
   /** Idempotent; afterwards no controller timer or watch keeps the process alive. */
   stop(): void {
+    for (const p of this.publishers) p.stop();
     this.namespaces.stop();
     this.garbageCollector.stop();
   }
 
   /** Resolves when neither controller has queued work. */
   async idle(): Promise<void> {
-    await Promise.all([this.garbageCollector.idle(), this.namespaces.idle()]);
+    await Promise.all([
+      this.garbageCollector.idle(),
+      this.namespaces.idle(),
+      ...this.publishers.map((p) => p.idle()),
+    ]);
   }
 }

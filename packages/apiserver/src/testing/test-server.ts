@@ -1,9 +1,10 @@
 // startTestApiServer(): our envtest — the real embedded API server on 127.0.0.1:0 over an
 // in-memory (or temp-file) revision log, with a kubeconfig for kubectl and client libraries.
 import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { listen } from '../node-server.ts';
 import type { Converter } from '../resource-store.ts';
 import type { PodStreams } from '../http/verbs/pod-streams.ts';
@@ -24,7 +25,18 @@ export interface TestApiServerOptions {
   dbPath?: string;
   /** Serves the streaming pod subresources (the node agent's seam). */
   podStreams?: PodStreams;
+  /**
+   * The CA published as kube-root-ca.crt in every namespace. The test server speaks plain HTTP,
+   * so by default it publishes a fixed test CA (testing/test-ca.crt) as a cluster would its own.
+   */
+  caCert?: string;
 }
+
+/** A CA certificate (no key kept) for servers that have none of their own. */
+export const TEST_CA_CERT = readFileSync(
+  fileURLToPath(new URL('./test-ca.crt', import.meta.url)),
+  'utf8',
+);
 
 export function kubeconfigFor(url: string, token?: string): string {
   return [
@@ -56,6 +68,7 @@ export async function startTestApiServer(
     ...(options.crds ? { crds: options.crds } : {}),
     ...(options.convert ? { convert: options.convert } : {}),
     ...(options.podStreams ? { podStreams: options.podStreams } : {}),
+    caCert: options.caCert ?? TEST_CA_CERT,
   });
   server.start();
   const listening = await listen(server);

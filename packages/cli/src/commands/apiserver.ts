@@ -7,6 +7,7 @@ import {
   ApiServer,
   CredentialError,
   ensureCertificates,
+  ensureServiceAccountKey,
   ensureToken,
   isStorageError,
   listen,
@@ -129,6 +130,9 @@ export async function runApiserver(
       // The v1alpha1 ⇄ v1beta1 converter our CRDs name as their Webhook conversion.
       convert: (obj, toApiVersion) => ({ ...convert(obj, toApiVersion) }),
       token,
+      // Tokens from TokenRequest stay valid across restarts; the CA becomes kube-root-ca.crt.
+      serviceAccountKey: ensureServiceAccountKey({ path: join(paths.pki, 'sa.key') }),
+      caCert: certs.caCert,
     });
     server.start();
     cleanup.push(() => server.stop());

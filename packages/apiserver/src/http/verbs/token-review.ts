@@ -1,23 +1,22 @@
 // authentication.k8s.io/v1 TokenReview (semantics doc §11): a create that answers whether a
-// bearer token is valid here and stores nothing. The single-user server knows one token.
+// bearer token is valid here (the admin token or a service account token this server issued,
+// for the requested audiences) and stores nothing.
+import { authenticate, type Authenticator } from '../../auth/authenticate.ts';
 import { readObject } from '../body.ts';
 import type { Call } from '../context.ts';
 import { jsonResponse } from '../response.ts';
 
-export async function tokenReview(call: Call, serverToken: string | undefined): Promise<Response> {
+export async function tokenReview(call: Call, authenticator: Authenticator): Promise<Response> {
   const review = await readObject(call.http, 'TokenReview');
-  const token = (review['spec'] as { token?: unknown } | undefined)?.token;
-  const authenticated =
-    serverToken !== undefined && typeof token === 'string' && token === serverToken;
-  const status = authenticated
-    ? {
-        authenticated: true,
-        user: {
-          username: 'agent-sandbox:admin',
-          groups: ['system:masters', 'system:authenticated'],
-        },
-      }
-    : { user: {}, error: 'invalid bearer token' };
+  const spec = (review['spec'] ?? {}) as { token?: unknown; audiences?: unknown };
+  const audiences = Array.isArray(spec.audiences) ? spec.audiences.map(String) : [];
+  const result =
+    typeof spec.token === 'string'
+      ? await authenticate(authenticator, spec.token, audiences)
+      : ({ authenticated: false, error: 'invalid bearer token' } as const);
+  const status = result.authenticated
+    ? { authenticated: true, user: result.user, audiences: result.audiences }
+    : { user: {}, error: result.error };
   const body = {
     kind: 'TokenReview',
     apiVersion: 'authentication.k8s.io/v1',
