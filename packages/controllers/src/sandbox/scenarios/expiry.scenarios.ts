@@ -32,7 +32,11 @@ import { SANDBOXES } from '../sandbox-reconciler.ts';
 
 type PodObject = Pod & KubeObject;
 
-const EXPIRED = { status: 'False', reason: 'SandboxExpired', message: 'Sandbox has expired' };
+const EXPIRED = {
+  status: 'False',
+  reason: 'SandboxExpired',
+  message: 'Sandbox has expired',
+} as const;
 
 /** An RFC 3339 time (whole seconds, as metav1.Time) at least `ms` from now. */
 function secondsFromNow(ms: number): string {
