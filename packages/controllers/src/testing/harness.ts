@@ -12,6 +12,7 @@ import {
   isAlreadyExists,
   isNotFound,
   kubeConfigFromFile,
+  type Clock,
   type ResourceRef,
 } from '@agent-sandbox/kube';
 import type {
@@ -40,7 +41,12 @@ export interface RunningController {
 export function startSandboxController(
   client: KubeClient,
   namespace: string,
-  options: { clusterDomain?: string; writeBehindWindowMs?: number; tracer?: Tracer } = {},
+  options: {
+    clusterDomain?: string;
+    writeBehindWindowMs?: number;
+    tracer?: Tracer;
+    clock?: Clock;
+  } = {},
 ): RunningController {
   const { tracer, ...controllerOptions } = options;
   const manager = new Manager({
@@ -217,7 +223,12 @@ const CUSTOM_RESOURCE_DEFINITIONS: ResourceRef = {
  */
 export async function openScenarioWorld(
   target: TestTarget,
-  options: { clusterDomain?: string; writeBehindWindowMs?: number; tracer?: Tracer } = {},
+  options: {
+    clusterDomain?: string;
+    writeBehindWindowMs?: number;
+    tracer?: Tracer;
+    clock?: Clock;
+  } = {},
 ): Promise<ScenarioWorld> {
   const handle = await connectTarget(target);
   const client = new KubeClient({ config: kubeConfigFromFile(handle.kubeconfigPath) });
@@ -344,19 +355,43 @@ export async function pokeAndSettle(
   world: Pick<ScenarioWorld, 'client' | 'ns' | 'controller'>,
   name: string,
 ): Promise<SandboxObject> {
-  const before = await reconcileCount(world.controller);
-  const poked = await world.client.patch<SandboxObject>(SANDBOXES, world.ns, name, {
-    type: 'merge',
-    body: { metadata: { annotations: { 'test.agent-sandbox.dev/poke': String(Date.now()) } } },
+  return patchAndSettle(world, name, {
+    metadata: { annotations: { 'test.agent-sandbox.dev/poke': String(Date.now()) } },
   });
+}
+
+/**
+ * Merge-patches the Sandbox, waits until the controller's cache holds that version, then until
+ * the reconciles it caused have finished and the queue is idle. Returns the patched Sandbox.
+ */
+export async function patchAndSettle(
+  world: Pick<ScenarioWorld, 'client' | 'ns' | 'controller'>,
+  name: string,
+  body: Record<string, unknown>,
+): Promise<SandboxObject> {
+  const before = await reconcileCount(world.controller);
+  const patched = await world.client.patch<SandboxObject>(SANDBOXES, world.ns, name, {
+    type: 'merge',
+    body,
+  });
+  const cache = world.controller.manager.getInformer<SandboxObject>(SANDBOXES).cache;
   const metrics = world.controller.manager.metrics;
   await eventually(async () => {
+    const cached = cache.get(`${world.ns}/${name}`)?.metadata.resourceVersion;
+    if (!notOlder(cached, patched.metadata.resourceVersion)) return undefined;
     if ((await reconcileCount(world.controller)) <= before) return undefined;
     const depth = (await metrics.queueDepth.get()).values.reduce((s, v) => s + v.value, 0);
     const active = (await metrics.activeWorkers.get()).values.reduce((s, v) => s + v.value, 0);
     return depth === 0 && active === 0 ? true : undefined;
   });
-  return poked;
+  return patched;
+}
+
+/** resourceVersions are opaque, but both targets issue increasing integers. */
+function notOlder(cached: string | undefined, written: string | undefined): boolean {
+  if (cached === undefined || written === undefined) return false;
+  if (/^\d+$/.test(cached) && /^\d+$/.test(written)) return BigInt(cached) >= BigInt(written);
+  return cached === written;
 }
 
 // ---- Scenario helpers of conditions/reconcile/expiry scenarios.

@@ -1,0 +1,201 @@
+// Spec §21.2 writebehind_coalesce_test.go end to end (`--sandbox-write-behind-window`, §11.9): a
+// claim adopting a warm Sandbox (its controller ref moves from the SandboxWarmPool to a
+// SandboxClaim) makes the Pod's warm-pool label stale; that metadata patch is the deferrable write.
+// The reconciler's clock is a hand-moved `now()` (timers stay real), so "inside the window" and
+// "past the deadline" are decided by the test, not by wall-clock luck.
+//
+// §21.2 pod_cache_transform_test.go stays the unit test ../pod-cache-transform.test.ts: the
+// transform is only observable inside the controller's informer cache, and the runtime's
+// Informer has no transform hook yet, so the running controller does not apply it.
+import { Labels } from '@agent-sandbox/api';
+import { PODS, realClock, type Clock, type TimerHandle } from '@agent-sandbox/kube';
+import type { OwnerReference } from '@agent-sandbox/kube-types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
+import type { TestTarget } from '../../../../../test/support/target.ts';
+import {
+  eventually,
+  markPodRunning,
+  openScenarioWorld,
+  patchAndSettle,
+  pokeAndSettle,
+  scriptedSandbox,
+  startSandboxController,
+  waitForCondition,
+  type PodObject,
+  type RunningController,
+  type ScenarioWorld,
+} from '../../testing/harness.ts';
+import { SANDBOXES } from '../sandbox-reconciler.ts';
+import { createExtensionsOwner, podWhere } from './pod.scenarios.ts';
+
+const WINDOW_MS = 1_000;
+
+/** now() moves only when the test says so; timers (the work queue's requeues) are real. */
+class HandMovedClock implements Clock {
+  #now = Date.now();
+  now(): number {
+    return this.#now;
+  }
+  setTimer(fn: () => void, ms: number): TimerHandle {
+    return realClock.setTimer(fn, ms);
+  }
+  advance(ms: number): void {
+    this.#now += ms;
+  }
+}
+
+/** Every version of one Pod a watch delivers from `fromResourceVersion` on, until stop(). */
+function watchPod(world: ScenarioWorld, name: string, fromResourceVersion: string) {
+  const abort = new AbortController();
+  const seen: PodObject[] = [];
+  const running = (async () => {
+    const events = world.client.watch<PodObject>(PODS, world.ns, {
+      signal: abort.signal,
+      fieldSelector: `metadata.name=${name}`,
+      resourceVersion: fromResourceVersion,
+    });
+    for await (const event of events) if (event.type === 'MODIFIED') seen.push(event.object);
+  })();
+  return {
+    /** Versions in which the warm-pool label was removed (the deferred patch). */
+    labelRemovals: () =>
+      seen.filter((p) => p.metadata.labels?.[Labels.WarmPoolSandbox] === undefined).length,
+    stop: async () => {
+      abort.abort();
+      await running.catch(() => undefined);
+    },
+  };
+}
+
+/** A warm Sandbox: controller ref to a SandboxWarmPool, its Pod labelled as a pool member. */
+async function warmSandbox(
+  world: ScenarioWorld,
+  name: string,
+): Promise<{ pod: PodObject; claim: OwnerReference }> {
+  const pool = await createExtensionsOwner(world, 'SandboxWarmPool', `${name}-pool`);
+  const claim = await createExtensionsOwner(world, 'SandboxClaim', `${name}-claim`);
+  const sandbox = scriptedSandbox(world.ns, name);
+  sandbox.metadata.labels = { [Labels.WarmPoolSandbox]: 'h-pool' };
+  sandbox.metadata.ownerReferences = [pool];
+  await world.client.create(SANDBOXES, sandbox);
+  const pod = await podWhere(
+    world,
+    name,
+    (p) => p.metadata.labels?.[Labels.WarmPoolSandbox] === 'h-pool',
+  );
+  return { pod, claim };
+}
+
+const adoptBody = (claim: OwnerReference): Record<string, unknown> => ({
+  metadata: { ownerReferences: [claim] },
+});
+
+async function warmLabel(
+  world: Pick<ScenarioWorld, 'client' | 'ns'>,
+  name: string,
+): Promise<string | undefined> {
+  const pod = await world.client.get<PodObject>(PODS, world.ns, name);
+  return pod.metadata.labels?.[Labels.WarmPoolSandbox];
+}
+
+export function defineWriteBehindScenarios(target: TestTarget): void {
+  describe(`Sandbox write-behind scenarios (${target})`, () => {
+    describe('writebehind_coalesce_test: window 0', () => {
+      let world: ScenarioWorld;
+      beforeAll(async () => {
+        world = await openScenarioWorld(target, { writeBehindWindowMs: 0 });
+      });
+      afterAll(async () => {
+        await world?.close();
+      });
+
+      it('writebehind_coalesce_test: window 0 is synchronous (the pass that sees the drift patches the Pod)', async () => {
+        const { claim } = await warmSandbox(world, 'sync');
+        await patchAndSettle(world, 'sync', adoptBody(claim));
+        expect(await warmLabel(world, 'sync')).toBeUndefined();
+      });
+    });
+
+    describe('writebehind_coalesce_test: window 1s', () => {
+      const clock = new HandMovedClock();
+      let world: ScenarioWorld;
+      beforeAll(async () => {
+        world = await openScenarioWorld(target, { writeBehindWindowMs: WINDOW_MS, clock });
+      });
+      afterAll(async () => {
+        await world?.close();
+      });
+
+      it('writebehind_coalesce_test: adoption pod patch deferred (zero writes), readiness not gated, redeliveries do not re-arm, exactly one patch after the window', async () => {
+        const { pod, claim } = await warmSandbox(world, 'coalesce');
+        const writes = watchPod(world, 'coalesce', pod.metadata.resourceVersion ?? '0');
+        try {
+          await patchAndSettle(world, 'coalesce', adoptBody(claim));
+          const deferred = await world.client.get<PodObject>(PODS, world.ns, 'coalesce');
+          expect(deferred.metadata.resourceVersion).toBe(pod.metadata.resourceVersion);
+
+          // The status write is not held back with the Pod patch.
+          await markPodRunning(world.client, world.ns, 'coalesce');
+          await waitForCondition(world.client, world.ns, 'coalesce', 'Ready', { status: 'True' });
+          expect(await warmLabel(world, 'coalesce')).toBe('h-pool');
+
+          // A redelivery inside the window must not re-arm it: 600 ms + 600 ms is past the
+          // first deadline but not past one re-armed at 600 ms.
+          clock.advance(600);
+          await pokeAndSettle(world, 'coalesce');
+          expect(await warmLabel(world, 'coalesce')).toBe('h-pool');
+          clock.advance(600);
+          await pokeAndSettle(world, 'coalesce');
+          expect(await warmLabel(world, 'coalesce')).toBeUndefined();
+
+          await pokeAndSettle(world, 'coalesce');
+          expect(writes.labelRemovals()).toBe(1);
+          const final = await world.client.get<PodObject>(PODS, world.ns, 'coalesce');
+          expect(final.metadata.labels).toEqual({
+            app: 'agent',
+            [Labels.SandboxNameHash]: pod.metadata.labels?.[Labels.SandboxNameHash],
+          });
+        } finally {
+          await writes.stop();
+        }
+      });
+
+      it('writebehind_coalesce_test: the deferral requeues itself: past the deadline the patch lands with no further event', async () => {
+        const { claim } = await warmSandbox(world, 'requeues');
+        await patchAndSettle(world, 'requeues', adoptBody(claim));
+        expect(await warmLabel(world, 'requeues')).toBe('h-pool');
+        clock.advance(WINDOW_MS);
+        // The requeue armed by the deferral (≤ 1 s of real time) is the only trigger left.
+        await eventually(async () =>
+          (await warmLabel(world, 'requeues')) === undefined ? true : undefined,
+        );
+      });
+
+      it('writebehind_coalesce_test: a crash (lost clock) only restarts the window', async () => {
+        const { claim } = await warmSandbox(world, 'crash');
+        await patchAndSettle(world, 'crash', adoptBody(claim));
+        clock.advance(600);
+        await world.controller.stop();
+        const restarted: RunningController = startSandboxController(world.client, world.ns, {
+          writeBehindWindowMs: WINDOW_MS,
+          clock,
+        });
+        const again = { client: world.client, ns: world.ns, controller: restarted };
+        try {
+          // The new process arms the window on its first pass (at +600 ms).
+          await pokeAndSettle(again, 'crash');
+          expect(await warmLabel(world, 'crash')).toBe('h-pool');
+          clock.advance(600); // +1200: past the lost deadline, inside the restarted window
+          await pokeAndSettle(again, 'crash');
+          expect(await warmLabel(world, 'crash')).toBe('h-pool');
+          clock.advance(500); // +1700: past the restarted window
+          await pokeAndSettle(again, 'crash');
+          expect(await warmLabel(world, 'crash')).toBeUndefined();
+        } finally {
+          await restarted.stop();
+        }
+      });
+    });
+  });
+}
