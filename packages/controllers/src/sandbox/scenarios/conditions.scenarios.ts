@@ -333,7 +333,7 @@ export function defineConditionsScenarios(target: TestTarget): void {
         });
       });
 
-      it('TestComputeConditions: suspended with owned terminating pod → PodTerminating / "Sandbox is suspending"; then fully suspended → PodTerminated / "Sandbox is suspended"', async () => {
+      it('TestComputeConditions / TestReconcile: suspended with owned terminating pod → PodTerminating / "Sandbox is suspending"; then fully suspended → PodTerminated / "Sandbox is suspended"', async () => {
         const { client, ns } = world;
         await client.create(SANDBOXES, scriptedSandbox(ns, 'nap'));
         await waitForPod(client, ns, 'nap');
