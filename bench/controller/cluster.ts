@@ -18,6 +18,8 @@ export interface BenchCluster {
   kubeconfig: string;
   options: ClusterOptions;
   client: Client;
+  /** Nodes after `up` (more than asked when a reused cluster still holds Pods). */
+  nodes: number;
   /** Control-plane process ids by component name (etcd, kube-apiserver, …, kwok). */
   pids: Record<string, number>;
   stop(): Promise<void>;
@@ -28,13 +30,23 @@ export function nodesFor(sandboxes: number): number {
   return Math.max(10, Math.ceil((sandboxes * 1.1) / PODS_PER_NODE));
 }
 
-export async function startCluster(nodes: number, keep: boolean): Promise<BenchCluster> {
+export async function startCluster(
+  sandboxes: number,
+  nodes: number,
+  keep: boolean,
+): Promise<BenchCluster> {
   process.env.AGENT_SANDBOX_CLUSTER_STATE ??= DEFAULT_STATE_DIR;
   process.env.AGENT_SANDBOX_CLUSTER_PORT_BASE ??= String(DEFAULT_PORT_BASE);
   const overrides: Partial<ClusterOptions> = { nodes };
   const options = clusterOptions(overrides);
   const { kubeconfig } = await ensureCluster(overrides);
   const client = clientFor('kube', kubeconfig);
+  // A reused cluster (--keep-cluster) may still hold Pods that take node slots: add nodes.
+  const existing = await podCount(client);
+  if (existing > 0) {
+    overrides.nodes = nodesFor(sandboxes + existing);
+    if (overrides.nodes > nodes) await ensureCluster(overrides);
+  }
   const state = JSON.parse(readFileSync(join(options.stateDir, 'cluster.json'), 'utf8')) as {
     processes?: { name: string; pid: number }[];
   };
@@ -44,6 +56,7 @@ export async function startCluster(nodes: number, keep: boolean): Promise<BenchC
   return {
     kubeconfig,
     options,
+    nodes: overrides.nodes ?? nodes,
     client,
     pids,
     stop: async () => {
@@ -83,6 +96,14 @@ async function installCrds(client: Client): Promise<void> {
     if (i >= 100) throw new Error('the Sandbox CRD was not served within 10 s of installing it');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Pods in the cluster, from one paginated list's remainingItemCount. */
+async function podCount(client: Client): Promise<number> {
+  const res = await client.request('GET', '/api/v1/pods?limit=1');
+  const body = res.body as { items?: unknown[]; metadata?: { remainingItemCount?: number } };
+  if (res.status !== 200) throw new Error(`list pods: HTTP ${res.status}`);
+  return (body.items?.length ?? 0) + (body.metadata?.remainingItemCount ?? 0);
 }
 
 export async function createNamespace(client: Client, name: string): Promise<void> {

@@ -28,6 +28,11 @@ export function snapshot(
       'rest_client_requests_total',
       'workqueue_retries_total',
       'workqueue_depth',
+      'workqueue_queue_duration_seconds_sum',
+      'workqueue_queue_duration_seconds_count',
+      'rest_client_request_duration_seconds_sum',
+      'rest_client_request_duration_seconds_count',
+      'rest_client_rate_limiter_duration_seconds_sum',
     ]),
     cpu: cpuSnapshot(pids),
   };
@@ -45,6 +50,12 @@ export interface PhaseCost {
   reconcilesTotal?: number;
   reconcileMeanMs?: number;
   workqueueRetries?: number;
+  /** Mean time a key waited in the sandbox work queue before a worker took it. */
+  queueWaitMeanMs?: number;
+  /** Mean latency of the controller's API requests, as its client saw them. */
+  requestMeanMs?: number;
+  /** Seconds the controller's requests waited in its client-side rate limiter, summed. */
+  rateLimiterWaitSeconds?: number;
   /** Our controller's own requests, by HTTP method (its rest_client_requests_total). */
   controllerRequests?: Record<string, number>;
   cpuSeconds: CpuSnapshot;
@@ -88,6 +99,22 @@ export function phaseCost(before: Snapshot, after: Snapshot, withController: boo
   if (timeCount > 0) cost.reconcileMeanMs = Math.round((timeSum / timeCount) * 1e5) / 100;
   cost.workqueueRetries = total(ctl('workqueue_retries_total', []));
   cost.controllerRequests = obj(requests);
+  const all = (name: string): number =>
+    total(sumBy(after.controller, name, [])) - total(sumBy(before.controller, name, []));
+  const mean = (sum: number, count: number): number | undefined =>
+    count > 0 ? Math.round((sum / count) * 1e5) / 100 : undefined;
+  const queueWait = mean(
+    total(ctl('workqueue_queue_duration_seconds_sum', [])),
+    total(ctl('workqueue_queue_duration_seconds_count', [])),
+  );
+  if (queueWait !== undefined) cost.queueWaitMeanMs = queueWait;
+  const requestMean = mean(
+    all('rest_client_request_duration_seconds_sum'),
+    all('rest_client_request_duration_seconds_count'),
+  );
+  if (requestMean !== undefined) cost.requestMeanMs = requestMean;
+  cost.rateLimiterWaitSeconds =
+    Math.round(all('rest_client_rate_limiter_duration_seconds_sum') * 1000) / 1000;
   return cost;
 }
 

@@ -22,11 +22,22 @@ export interface ControllerResult {
     sandboxWatchEvents: number;
     watchEventTypes: Record<string, number>;
     watchRestarts: number;
+    podWatchEvents: number;
+    /** Per-Sandbox latency of each step of the launch, in order. */
+    stageMs: Record<string, LatencySummary | undefined>;
     cost: PhaseCost;
     peakRssMb: number | undefined;
     endRssMb: number | undefined;
   };
-  timeline: { t: number; created: number; ready: number; rssMb?: number }[];
+  timeline: {
+    t: number;
+    created: number;
+    ready: number;
+    podsCreated: number;
+    podsBound: number;
+    podsReady: number;
+    rssMb?: number;
+  }[];
 }
 
 const fmt = (x: number | undefined): string =>
@@ -94,6 +105,7 @@ export function renderReport(r: ControllerResult): string {
       `${ratio(r.controller.readyPerSecond, r.raw.create.perSecond)} of raw creates/s`,
     ],
     ['ctl: create → Ready ms p50 / p95 / p99', pct(r.controller.createToReadyMs)],
+    ...Object.entries(r.controller.stageMs).map(([k, v]): [string, string] => [`    ${k}`, pct(v)]),
     [
       'ctl: reconciles per Sandbox',
       fmt(per(c.reconcilesTotal)),
@@ -104,7 +116,7 @@ export function renderReport(r: ControllerResult): string {
     [
       'ctl: reconcile mean ms',
       fmt(c.reconcileMeanMs),
-      `workqueue retries ${c.workqueueRetries ?? 0}`,
+      `queue wait mean ${fmt(c.queueWaitMeanMs)} ms; API request mean ${fmt(c.requestMeanMs)} ms; client rate-limiter wait ${fmt(c.rateLimiterWaitSeconds)} s in all; workqueue retries ${c.workqueueRetries ?? 0}`,
     ],
     [
       'ctl: controller requests per Sandbox',
@@ -171,17 +183,20 @@ export function readyChart(r: ControllerResult): string {
   const tMax = Math.max(1, ...r.timeline.map((p) => p.t));
   const x = (t: number): number => L + ((W - L - R) * t) / tMax;
   const y = (v: number): number => H - B - ((H - B - T) * v) / Math.max(1, r.sandboxes);
-  const path = (key: 'created' | 'ready'): string =>
+  const path = (key: 'created' | 'ready' | 'podsCreated' | 'podsBound' | 'podsReady'): string =>
     r.timeline
       .map((p, i) => `${i ? 'L' : 'M'}${x(p.t).toFixed(1)},${y(p[key]).toFixed(1)}`)
       .join(' ');
   const ticks = [0, 0.25, 0.5, 0.75, 1];
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">
 <rect width="${W}" height="${H}" fill="white"/>
-<text x="${L}" y="18">${r.sandboxes} Sandboxes: created (grey) and Ready (blue) over time; raw create rate ${r.raw.create.perSecond}/s</text>
+<text x="${L}" y="18">${r.sandboxes} Sandboxes over time: created (grey), Pods created (orange), bound (violet), Ready (green), Sandboxes Ready (blue); raw create rate ${r.raw.create.perSecond}/s</text>
 ${ticks.map((f) => `<line x1="${L}" x2="${W - R}" y1="${y(f * r.sandboxes)}" y2="${y(f * r.sandboxes)}" stroke="#ddd"/><text x="${L - 6}" y="${y(f * r.sandboxes) + 4}" text-anchor="end">${Math.round(f * r.sandboxes)}</text>`).join('\n')}
 ${ticks.map((f) => `<text x="${x(f * tMax)}" y="${H - B + 16}" text-anchor="middle">${(f * tMax).toFixed(0)} s</text>`).join('\n')}
 <path d="${path('created')}" fill="none" stroke="#999" stroke-width="2"/>
+<path d="${path('podsCreated')}" fill="none" stroke="#ff7f0e" stroke-width="1.5"/>
+<path d="${path('podsBound')}" fill="none" stroke="#9467bd" stroke-width="1.5"/>
+<path d="${path('podsReady')}" fill="none" stroke="#2ca02c" stroke-width="1.5"/>
 <path d="${path('ready')}" fill="none" stroke="#1f77b4" stroke-width="2"/>
 </svg>
 `;

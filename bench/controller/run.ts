@@ -24,9 +24,11 @@ import { startController, type ControllerProcess } from './controller-process.ts
 import { phaseCost, reconcileProgress, snapshot, type Snapshot } from './measure.ts';
 import { memoryMbOf } from './proc.ts';
 import { readyChart, renderReport, type ControllerResult } from './report.ts';
-import { summarize } from '../apiserver/stats.ts';
 import {
-  ReadyTracker,
+  POD_STAGES,
+  SANDBOX_STAGES,
+  StageTracker,
+  stageLatencies,
   round,
   runRequests,
   sandboxesPath,
@@ -94,7 +96,7 @@ try {
   log(
     `cluster: ${nodes} kwok nodes (${process.env.AGENT_SANDBOX_CLUSTER_STATE ?? '/tmp/bench-ctl-state'})`,
   );
-  cluster = await startCluster(nodes, values['keep-cluster']);
+  cluster = await startCluster(N, nodes, values['keep-cluster']);
   const { client, pids } = cluster;
   const apiSnap = async (ctl?: ControllerProcess): Promise<Snapshot> =>
     snapshot(
@@ -129,18 +131,23 @@ try {
     values['controller-arg'],
   );
   log(`controller: pid ${controller.pid}, metrics ${controller.metricsUrl}`);
-  const tracker = new ReadyTracker(client, ctlNs);
-  await tracker.start();
+  const tracker = new StageTracker(client, sandboxesPath(ctlNs), SANDBOX_STAGES);
+  const pods = new StageTracker(client, `/api/v1/namespaces/${ctlNs}/pods`, POD_STAGES);
+  await Promise.all([tracker.start(), pods.start()]);
+  const readyAt = tracker.at.ready;
   const before = await apiSnap(controller);
   const t0 = performance.now();
-  const timeline: { t: number; created: number; ready: number; rssMb?: number }[] = [];
+  const timeline: ControllerResult['timeline'] = [];
   let created = 0;
   const sampler = setInterval(() => {
     const rss = memoryMbOf(controller!.pid, 'VmRSS');
     timeline.push({
       t: round((performance.now() - t0) / 1000, 2),
       created,
-      ready: tracker.readyAt.size,
+      ready: readyAt.size,
+      podsCreated: pods.at.created.size,
+      podsBound: pods.at.bound.size,
+      podsReady: pods.at.ready.size,
       ...(rss !== undefined ? { rssMb: rss } : {}),
     });
   }, 500);
@@ -152,25 +159,26 @@ try {
   });
   log(`controller: created ${create.ops} in ${create.seconds} s; waiting for Ready`);
   const deadline = t0 + readyTimeoutMs;
-  let lastProgress = { at: performance.now(), ready: 0 };
-  while (tracker.readyAt.size < create.ops && performance.now() < deadline) {
+  let lastEvent = { at: performance.now(), events: 0 };
+  while (readyAt.size < create.ops && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 1000));
-    const ready = tracker.readyAt.size;
-    if (ready > lastProgress.ready) lastProgress = { at: performance.now(), ready };
-    else if (performance.now() - lastProgress.at > 10_000) {
-      // No progress for 10 s: the watch may have ended; list (a Sandbox found Ready there counts
-      // at the list's time, so a missed event makes the run look slower, never faster).
-      log(`controller: ${ready}/${create.ops} Ready, no progress for 10 s; relisting`);
-      await tracker.restart();
-      lastProgress = { at: performance.now(), ready: tracker.readyAt.size };
+    const events = tracker.events + pods.events;
+    if (events > lastEvent.events) lastEvent = { at: performance.now(), events };
+    else if (performance.now() - lastEvent.at > 15_000) {
+      // No event on either watch for 15 s: a watch may have ended (the shared client does not
+      // say). Relist: a Sandbox found Ready there counts at the list's time, so a missed event
+      // makes the run look slower, never faster.
+      log(`controller: ${readyAt.size}/${create.ops} Ready, no watch event for 15 s; relisting`);
+      await Promise.all([tracker.restart(), pods.restart()]);
+      lastEvent = { at: performance.now(), events: tracker.events + pods.events };
     }
     if (Math.round((performance.now() - t0) / 1000) % 10 === 0)
-      log(`controller: ${tracker.readyAt.size}/${create.ops} Ready`);
+      log(`controller: ${readyAt.size}/${create.ops} Ready`);
   }
-  const allReady = tracker.readyAt.size >= create.ops;
-  const readyTimes = [...tracker.readyAt.values()];
+  const allReady = readyAt.size >= create.ops;
+  const readyTimes = [...readyAt.values()];
   const lastReady = readyTimes.length ? Math.max(...readyTimes) : NaN;
-  log(`controller: ${tracker.readyAt.size}/${create.ops} Ready; settling`);
+  log(`controller: ${readyAt.size}/${create.ops} Ready; settling`);
   // Count the writes that follow the last Ready too: wait until reconciles stop (≤ 60 s).
   let prev = -1;
   let quiet = 0;
@@ -183,16 +191,22 @@ try {
   const after = await apiSnap(controller);
   clearInterval(sampler);
   tracker.stop();
+  pods.stop();
   const cost = phaseCost(before, after, true);
-  const latencies = [...tracker.readyAt].flatMap(([name, at]) => {
-    const sent = create.sentAt[Number(name.slice(3))];
-    return sent === undefined ? [] : [at - sent];
-  });
+  const sent = new Map<string, number>();
+  create.sentAt.forEach((t, i) => t !== undefined && sent.set(sandboxName(i), t));
+  const stages = stageLatencies([
+    ['', sent],
+    ['create sent → Pod created (controller)', pods.at.created],
+    ['Pod created → bound (kube-scheduler)', pods.at.bound],
+    ['Pod bound → Pod Ready (kwok)', pods.at.ready],
+    ['Pod Ready → Sandbox Ready (controller)', readyAt],
+  ]);
   const timeToAllReady = round((lastReady - t0) / 1000, 2);
   const result: ControllerResult = {
     sandboxes: N,
     concurrency: C,
-    nodes,
+    nodes: cluster.nodes,
     startedAt: startedAt.toISOString(),
     cpus: cpus().length,
     loadAverage: {
@@ -208,13 +222,18 @@ try {
     controller: {
       create: { ...create, sentAt: [] },
       allReady,
-      ready: tracker.readyAt.size,
+      ready: readyAt.size,
       timeToAllReadySeconds: allReady ? timeToAllReady : undefined,
       readyPerSecond: allReady ? round(create.ops / timeToAllReady, 1) : undefined,
-      createToReadyMs: summarize(latencies),
+      createToReadyMs: stageLatencies([
+        ['', sent],
+        ['', readyAt],
+      ])[''],
+      stageMs: stages,
       sandboxWatchEvents: tracker.events,
       watchEventTypes: tracker.eventTypes,
       watchRestarts: tracker.restarts,
+      podWatchEvents: pods.events,
       cost,
       peakRssMb: memoryMbOf(controller.pid, 'VmHWM'),
       endRssMb: memoryMbOf(controller.pid, 'VmRSS'),
@@ -223,6 +242,8 @@ try {
   };
   await controller.stop();
   controller = undefined;
+  // Pods hold node slots: a kept cluster must not carry this run's Sandboxes into the next.
+  if (values['keep-cluster']) await client.request('DELETE', `/api/v1/namespaces/${ctlNs}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
   writeFileSync(`${base}.svg`, readyChart(result));
   console.log(renderReport(result));

@@ -94,39 +94,59 @@ export const round = (x: number, digits: number): number => {
   return Math.round(x * f) / f;
 };
 
-interface SandboxLike {
+interface Watched {
   metadata?: { name?: string; resourceVersion?: string };
+  spec?: { nodeName?: string };
   status?: { conditions?: { type?: string; status?: string }[] };
 }
 
-const isReady = (s: SandboxLike): boolean =>
-  (s.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+const readyCondition = (o: Watched): boolean =>
+  (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
-/** When each Sandbox of a namespace was first seen Ready (performance.now() ms). */
-export class ReadyTracker {
-  readonly readyAt = new Map<string, number>();
-  /** Watch events received (every Sandbox write the controller made shows up as one). */
-  events = 0;
+/** Sandbox stages: Ready. */
+export const SANDBOX_STAGES = { ready: readyCondition };
+/** Pod stages: created (first seen), bound by the scheduler, Ready (kwok's status). */
+export const POD_STAGES = {
+  created: (): boolean => true,
+  bound: (o: Watched): boolean => Boolean(o.spec?.nodeName),
+  ready: readyCondition,
+};
+
+/**
+ * Watches one kind in a namespace and notes when each object first reached each stage
+ * (performance.now() ms of the event's arrival).
+ */
+export class StageTracker<S extends string> {
+  readonly at: Record<S, Map<string, number>>;
+  /** Watch events by type (for Sandboxes: every write to one shows up as one). */
+  readonly eventTypes: Record<string, number> = {};
+  /** Times the watch was reopened after Ready stopped advancing. */
+  restarts = 0;
   #stream: WatchStream | undefined;
 
   constructor(
     private readonly client: Client,
-    private readonly namespace: string,
-  ) {}
+    private readonly path: string,
+    private readonly stages: Record<S, (o: Watched) => boolean>,
+  ) {
+    this.at = Object.fromEntries(
+      Object.keys(stages).map((k) => [k, new Map<string, number>()]),
+    ) as Record<S, Map<string, number>>;
+  }
 
-  /** Watch events by type, and how many times the watch was reopened. */
-  readonly eventTypes: Record<string, number> = {};
-  restarts = 0;
+  get events(): number {
+    return Object.values(this.eventTypes).reduce((a, b) => a + b, 0);
+  }
 
   /** Opens the watch from a fresh list's resourceVersion. */
   async start(): Promise<void> {
     const rv = await this.resync();
     this.#stream = this.client.watch(
-      `${sandboxesPath(this.namespace)}?watch=1&timeoutSeconds=3600&resourceVersion=${rv}`,
+      `${this.path}?watch=1&timeoutSeconds=3600&resourceVersion=${rv}`,
       (event, at) => {
-        this.events++;
         this.eventTypes[event.type] = (this.eventTypes[event.type] ?? 0) + 1;
-        if (event.type === 'ADDED' || event.type === 'MODIFIED') this.#observe(event.object, at);
+        if (event.type === 'ADDED' || event.type === 'MODIFIED')
+          this.#observe(event.object as Watched, at);
       },
     );
     await this.#stream.ready;
@@ -134,7 +154,7 @@ export class ReadyTracker {
 
   /**
    * Closes the watch, lists, and watches again from the list. The shared client does not report
-   * the end of a stream, so the caller calls this when Ready stops advancing.
+   * the end of a stream, so the caller calls this when progress stops.
    */
   async restart(): Promise<void> {
     this.#stream?.close();
@@ -142,24 +162,49 @@ export class ReadyTracker {
     await this.start();
   }
 
-  /** Lists the namespace and notes every Ready Sandbox not yet noted. */
+  /** Lists the namespace and notes every stage reached and not yet noted. */
   async resync(): Promise<string> {
-    const res = await this.client.request('GET', sandboxesPath(this.namespace));
-    if (res.status !== 200) throw new Error(`list sandboxes: HTTP ${res.status}`);
-    const list = res.body as { metadata?: { resourceVersion?: string }; items?: SandboxLike[] };
+    const res = await this.client.request('GET', this.path);
+    if (res.status !== 200) throw new Error(`list ${this.path}: HTTP ${res.status}`);
+    const list = res.body as { metadata?: { resourceVersion?: string }; items?: Watched[] };
     const at = performance.now();
     for (const item of list.items ?? []) this.#observe(item, at);
     return list.metadata?.resourceVersion ?? '0';
   }
 
-  #observe(obj: SandboxLike, at: number): void {
+  #observe(obj: Watched, at: number): void {
     const name = obj.metadata?.name;
-    if (name !== undefined && !this.readyAt.has(name) && isReady(obj)) this.readyAt.set(name, at);
+    if (name === undefined) return;
+    for (const stage of Object.keys(this.stages) as S[]) {
+      const seen = this.at[stage];
+      if (!seen.has(name) && this.stages[stage](obj)) seen.set(name, at);
+    }
   }
 
   stop(): void {
     this.#stream?.close();
   }
+}
+
+/**
+ * Latency from one stamp to the next, per object, for each consecutive pair of stages given as
+ * [label, map]; the first map is the start (e.g. create sent).
+ */
+export function stageLatencies(
+  steps: readonly [string, ReadonlyMap<string, number>][],
+): Record<string, LatencySummary | undefined> {
+  const out: Record<string, LatencySummary | undefined> = {};
+  for (let i = 1; i < steps.length; i++) {
+    const [label, to] = steps[i]!;
+    const from = steps[i - 1]![1];
+    const xs: number[] = [];
+    for (const [name, t] of to) {
+      const f = from.get(name);
+      if (f !== undefined) xs.push(t - f);
+    }
+    out[label] = summarize(xs);
+  }
+  return out;
 }
 
 /** Polls until the namespace holds no Sandboxes, or throws after `timeoutMs`. */
