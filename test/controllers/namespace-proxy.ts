@@ -1,0 +1,87 @@
+// A namespace-scoping gateway in front of the shared cluster's kube-apiserver, for the manager
+// child process. The manager (like upstream's) has no namespace flag, so on the shared cluster it
+// would reconcile every engineer's Sandboxes; this gateway rewrites its cluster-wide list and
+// watch requests of the kinds it caches to the test namespace, and forwards everything else
+// unchanged with the admin credentials. Responses stream through untouched (watches included).
+import type { KubeConfig } from '@agent-sandbox/kube';
+import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+/** Collections the manager lists and watches across all namespaces. */
+const SCOPED =
+  /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/(pods|services|persistentvolumeclaims|sandboxes|events)(?=\?|$)/;
+
+/** `/api/v1/pods?watch=1` → `/api/v1/namespaces/<ns>/pods?watch=1`; other paths unchanged. */
+export function scopePath(path: string, namespace: string): string {
+  return path.replace(SCOPED, (_m, prefix: string, plural: string) => {
+    return `${prefix}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
+  });
+}
+
+export interface NamespaceProxy {
+  /** A kubeconfig (no credentials) pointing at the gateway. */
+  kubeconfigPath: string;
+  close(): Promise<void>;
+}
+
+export async function startNamespaceProxy(
+  upstream: KubeConfig,
+  namespace: string,
+  dir: string,
+): Promise<NamespaceProxy> {
+  const target = new URL(upstream.server);
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = req.method === 'GET' ? scopePath(req.url ?? '/', namespace) : (req.url ?? '/');
+    const headers = { ...req.headers, host: target.host };
+    if (upstream.token) headers['authorization'] = `Bearer ${upstream.token}`;
+    const out = httpsRequest(
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        path,
+        method: req.method,
+        headers,
+        rejectUnauthorized: !upstream.insecureSkipTlsVerify,
+        ...(upstream.caPem ? { ca: upstream.caPem } : {}),
+        ...(upstream.clientCertPem ? { cert: upstream.clientCertPem } : {}),
+        ...(upstream.clientKeyPem ? { key: upstream.clientKeyPem } : {}),
+        ...(upstream.tlsServerName ? { servername: upstream.tlsServerName } : {}),
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    // A SIGKILLed manager drops its sockets: end the upstream request (watch) with it.
+    res.on('close', () => out.destroy());
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  };
+  const server = createServer(forward);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const kubeconfigPath = join(dir, 'namespace-proxy.kubeconfig');
+  writeFileSync(
+    kubeconfigPath,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{name: proxy, cluster: {server: "http://127.0.0.1:' + port + '"}}]',
+      `contexts: [{name: proxy, context: {cluster: proxy, namespace: ${namespace}}}]`,
+      'current-context: proxy',
+      '',
+    ].join('\n'),
+  );
+  return {
+    kubeconfigPath,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
