@@ -21,6 +21,7 @@ import {
   setPodStatus,
   waitForCondition,
   waitForPod,
+  watchSandbox,
   type PodObject,
   type ScenarioWorld,
 } from '../../testing/harness.ts';
@@ -149,8 +150,27 @@ export function defineOwnershipScenarios(target: TestTarget): void {
         );
         const sandbox = scriptedSandbox(world.ns, 'wants-foreign');
         sandbox.metadata.annotations = { [Annotations.PodName]: 'foreign-1' };
-        await world.client.create(SANDBOXES, sandbox);
-        // Without the annotation the Pod name falls back to the Sandbox name: a Pod of its own.
+        const created = await world.client.create(SANDBOXES, sandbox);
+        const writes = watchSandbox(
+          world.client,
+          world.ns,
+          'wants-foreign',
+          created.metadata.resourceVersion ?? '0',
+        );
+        // The refusal is written once; without the annotation the Pod name then falls back to
+        // the Sandbox name, and the next pass makes a Pod of its own.
+        const refusal = `Error seen: pod "foreign-1" is owned by ConfigMap/other-ctrl (UID: ${owner.uid}), not by sandbox "wants-foreign"`;
+        try {
+          await eventually(() =>
+            writes.seen.some(
+              (v) => v.status?.conditions?.find((c) => c.type === 'Ready')?.message === refusal,
+            )
+              ? true
+              : undefined,
+          );
+        } finally {
+          await writes.stop();
+        }
         await waitForPod(world.client, world.ns, 'wants-foreign');
         const s = await eventually(async () => {
           const got = await getSandbox(world.client, world.ns, 'wants-foreign');
