@@ -22,6 +22,7 @@ const SPEC_FILES = [
   'apis__events.k8s.io__v1_openapi.json',
   'apis__apiextensions.k8s.io__v1_openapi.json',
   'apis__authentication.k8s.io__v1_openapi.json',
+  'apis__discovery.k8s.io__v1_openapi.json',
 ];
 
 const ROOTS = [
@@ -54,6 +55,8 @@ const SERVER_ROOTS = [
   'io.k8s.api.networking.v1.NetworkPolicyList',
   'io.k8s.api.coordination.v1.LeaseList',
   'io.k8s.api.events.v1.EventList',
+  'io.k8s.api.discovery.v1.EndpointSlice',
+  'io.k8s.api.discovery.v1.EndpointSliceList',
   'io.k8s.api.authentication.v1.TokenRequest',
   'io.k8s.api.authentication.v1.TokenReview',
   'io.k8s.api.autoscaling.v1.Scale',

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCluster } from '../support/cluster.ts';
 import { runCase, type ConformanceCase } from './case.ts';
 import { DISCOVERY_CASES } from './cases/discovery.ts';
+import { ENDPOINTSLICE_CASES } from './cases/endpointslices.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
 import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
@@ -28,6 +29,7 @@ const CASES: ConformanceCase[] = [
   ...TABLE_CASES,
   ...SERVICE_CASES,
   ...SERVICE_ACCOUNT_CASES,
+  ...ENDPOINTSLICE_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {

@@ -7,6 +7,7 @@ import {
   prepareNamespaceCreate,
   prepareNamespaceUpdate,
 } from './controllers/namespace-strategy.ts';
+import { defaultEndpointSlice, isEndpointSlice } from './resources/endpointslice-strategy.ts';
 import { defaultService, isService, prepareServiceUpdate } from './resources/service-strategy.ts';
 
 export type KubeObject = Record<string, unknown> & {
@@ -70,6 +71,7 @@ export function prepareCreate(
   if (r.group === '' && r.plural === 'pods') preparePodCreate(obj);
   // ClusterIP allocation needs the store: create and apply-create call allocateService after.
   if (isService(r)) defaultService(obj);
+  if (isEndpointSlice(r)) defaultEndpointSlice(obj);
 }
 
 function preparePodCreate(obj: KubeObject): void {
@@ -114,6 +116,7 @@ export function prepareUpdate(
     out = next;
     if (r.group === '' && r.plural === 'namespaces') prepareNamespaceUpdate(old, out);
     if (isService(r)) prepareServiceUpdate(r, old, out);
+    if (isEndpointSlice(r)) defaultEndpointSlice(out);
     if (r.hasStatus) {
       if (old['status'] === undefined) delete out['status'];
       else out['status'] = structuredClone(old['status']);

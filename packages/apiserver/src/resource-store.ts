@@ -1,6 +1,7 @@
 // Objects of one resource in the revision log: storage keys, encoding (storage version, no
 // resourceVersion inside), decoding (resourceVersion from the revision, conversion to the
 // requested version, pruning and defaulting on read as kube-apiserver does for CRs, §8.3).
+import { isEndpointSlice, withNullLists } from './resources/endpointslice-strategy.ts';
 import type { StructuralSchema } from '@agent-sandbox/crd-schema';
 import type { KubeObject } from './objects.ts';
 import { groupVersion, type ResourceInfo } from './resources/resource.ts';
@@ -93,6 +94,7 @@ export class ResourceCodec {
       schema.prune(obj);
       schema.applyDefaults(obj);
     }
-    return obj;
+    // Outside managedFields: nulls are not fields, but Go encodes nil slices as null.
+    return isEndpointSlice(r) ? withNullLists(obj) : obj;
   }
 }

@@ -9,6 +9,7 @@ const OUR_GROUPS = [
   'extensions.agents.x-k8s.io',
   'coordination.k8s.io',
   'apiextensions.k8s.io',
+  'discovery.k8s.io',
 ];
 const CORE_RESOURCES = [
   'configmaps',
@@ -89,6 +90,11 @@ export const DISCOVERY_CASES: ConformanceCase[] = [
     },
   },
   {
+    name: 'discovery: /apis/discovery.k8s.io/v1 resource list',
+    run: async (t, _ns, rec) =>
+      rec('resources', observe(await t.request('GET', '/apis/discovery.k8s.io/v1'))),
+  },
+  {
     name: 'discovery: /apis/coordination.k8s.io/v1 resource list',
     run: async (t, _ns, rec) =>
       rec('resources', observe(await t.request('GET', '/apis/coordination.k8s.io/v1'))),
@@ -102,7 +108,7 @@ export const DISCOVERY_CASES: ConformanceCase[] = [
       });
       rec('content-type', String(res.headers['content-type']).split(';').slice(0, 4).join(';'));
       const items = ((res.body as Json)['items'] as Json[]).filter((i) =>
-        ['agents.x-k8s.io', 'extensions.agents.x-k8s.io'].includes(
+        ['agents.x-k8s.io', 'extensions.agents.x-k8s.io', 'discovery.k8s.io'].includes(
           String((i['metadata'] as Json)['name']),
         ),
       );

@@ -1,9 +1,11 @@
 // The controllers kube-controller-manager would run that the API semantics depend on (semantics
 // doc §9): without a garbage collector, Foreground and Orphan deletes hang forever, and without a
-// namespace controller no namespace ever goes away. The embedded server runs them on its own
-// revision log; start() after the CRD controller has installed the stored CRDs.
+// namespace controller no namespace ever goes away; workloads also expect the default
+// ServiceAccount, kube-root-ca.crt and their Services' endpoints. The embedded server runs them on
+// its own revision log; start() after the CRD controller has installed the stored CRDs.
 import type { ServerParts } from '../http/context.ts';
 import type { ControllerOptions } from './controller-options.ts';
+import { EndpointControllers } from './endpoints/endpoint-controllers.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceController } from './namespace-controller.ts';
 import {
@@ -22,11 +24,14 @@ export class InServerControllers {
   readonly namespaces: NamespaceController;
   /** The default ServiceAccount and (with a CA) kube-root-ca.crt in every namespace. */
   readonly publishers: NamespacePublisher[];
+  /** EndpointSlices and Endpoints of Services with selectors. */
+  readonly endpoints: EndpointControllers;
 
   constructor(parts: ServerParts, options: InServerControllerOptions = {}) {
     this.garbageCollector = new GarbageCollector(parts, options);
     this.namespaces = new NamespaceController(parts, options);
     this.publishers = [new NamespacePublisher(parts, DEFAULT_SERVICE_ACCOUNT, options)];
+    this.endpoints = new EndpointControllers(parts, options);
     if (options.caCert !== undefined)
       this.publishers.push(new NamespacePublisher(parts, rootCaConfigMap(options.caCert), options));
   }
@@ -36,10 +41,12 @@ export class InServerControllers {
     this.garbageCollector.start();
     this.namespaces.start();
     for (const p of this.publishers) p.start();
+    this.endpoints.start();
   }
 
   /** Idempotent; afterwards no controller timer or watch keeps the process alive. */
   stop(): void {
+    this.endpoints.stop();
     for (const p of this.publishers) p.stop();
     this.namespaces.stop();
     this.garbageCollector.stop();
@@ -51,6 +58,7 @@ export class InServerControllers {
       this.garbageCollector.idle(),
       this.namespaces.idle(),
       ...this.publishers.map((p) => p.idle()),
+      this.endpoints.idle(),
     ]);
   }
 }

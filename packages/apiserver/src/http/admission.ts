@@ -10,6 +10,7 @@ import {
   type FieldIssue,
 } from '@agent-sandbox/crd-schema';
 import { badRequest, invalid, statusError } from '../errors.ts';
+import { isEndpointSlice, validateEndpointSlice } from '../resources/endpointslice-strategy.ts';
 import { readPath } from './field-path.ts';
 import type { KubeObject } from '../objects.ts';
 import type { Call } from './context.ts';
@@ -79,6 +80,8 @@ export function admitObject(
     for (const msg of isDNS1123Label(name)) issues.push(invalidField('metadata.name', name, msg));
   }
   issues.push(...schemaIssues, ...scaleReplicasIssues(call, admitted));
+  // Built-in kinds' own validation (kube's Validate<Kind>) after the generic checks.
+  if (isEndpointSlice(r)) issues.push(...validateEndpointSlice(admitted, old));
   if (issues.length > 0) {
     const name = admitted.metadata.name ?? admitted.metadata.generateName ?? '';
     throw invalid(

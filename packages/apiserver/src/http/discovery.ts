@@ -77,9 +77,11 @@ export function apiResourceList(
 }
 
 function aggregatedResource(r: ResourceInfo, version: string): Json {
+  // Built-in kinds leave group and version empty (the group-version's own); CRDs spell them out.
+  const own = r.crd ? { group: r.group, version } : { group: '', version: '' };
   const entry: Json = {
     resource: r.plural,
-    responseKind: { group: r.group, version, kind: r.kind },
+    responseKind: { ...own, kind: r.kind },
     scope: r.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: r.singular,
     verbs: [...r.verbs],
@@ -90,7 +92,11 @@ function aggregatedResource(r: ResourceInfo, version: string): Json {
   if (subresources.length > 0) {
     entry['subresources'] = subresources.map((s) => ({
       subresource: s.name,
-      responseKind: { group: s.group ?? r.group, version: s.version ?? version, kind: s.kind },
+      responseKind: {
+        group: s.group ?? own.group,
+        version: s.version ?? own.version,
+        kind: s.kind,
+      },
       verbs: [...s.verbs],
     }));
   }

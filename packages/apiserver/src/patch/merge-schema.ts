@@ -92,7 +92,12 @@ interface Context {
   readonly cache: WeakMap<RawSchema, MergeSchema>;
 }
 
-const BUILTIN_DEFS = (openapi as unknown as { schemas: Record<string, RawSchema> }).schemas;
+const captured = openapi as unknown as {
+  schemas: Record<string, RawSchema>;
+  serverSchemas: Record<string, RawSchema>;
+};
+/** Generated kinds plus the served-only ones (EndpointSlice); disjoint closures. */
+const BUILTIN_DEFS = { ...captured.schemas, ...captured.serverSchemas };
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const REF_PREFIX = '#/components/schemas/';
 

@@ -201,6 +201,17 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     createOnUpdate: true,
   },
   {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    plural: 'endpointslices',
+    singular: 'endpointslice',
+    kind: 'EndpointSlice',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    openApiDefinition: 'io.k8s.api.discovery.v1.EndpointSlice',
+    tracksGeneration: true,
+  },
+  {
     group: 'events.k8s.io',
     version: 'v1',
     plural: 'events',

@@ -12,7 +12,12 @@ import { BUILTIN_RESOURCES, type BuiltinResource } from './builtin.ts';
 import { groupVersion, type ResourceInfo, type SubresourceInfo, type Verb } from './resource.ts';
 import { sortKubeVersions } from './version-order.ts';
 
-const definitions = openapi.schemas as unknown as OpenApiDefinitions;
+// serverSchemas hold kinds served but not generated as types (EndpointSlice); the two sets are
+// disjoint closures, so together they resolve every reference.
+const definitions = {
+  ...openapi.schemas,
+  ...openapi.serverSchemas,
+} as unknown as OpenApiDefinitions;
 
 /** The verbs a CRD resource lists, in the order kube-apiserver lists them. */
 const CRD_VERBS: Verb[] = [
@@ -150,6 +155,16 @@ export function crdResourceInfo(crd: CustomResourceDefinition): ResourceInfo {
   };
 }
 
+/** kube-apiserver 1.36's order of its built-in groups in /apis (the ones we serve among them). */
+const BUILTIN_GROUP_ORDER: readonly string[] = [
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'networking.k8s.io',
+  'apiextensions.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+];
+
 export class ResourceRegistry {
   #byPlural = new Map<string, ResourceInfo>();
   #crds = new Map<string, ResourceInfo>();
@@ -189,7 +204,10 @@ export class ResourceRegistry {
     return [...new Set(this.#byPlural.values())];
   }
 
-  /** Groups in discovery order: core first (name ''), then built-in groups, then CRD groups by name. */
+  /**
+   * Groups in discovery order: core first (name ''), then built-in groups in kube-apiserver's
+   * priority order, then CRD groups by name.
+   */
   groups(): { name: string; versions: string[] }[] {
     const out = new Map<string, Set<string>>();
     for (const r of this.all()) {
@@ -197,9 +215,15 @@ export class ResourceRegistry {
       r.versions.forEach((v) => set.add(v));
       out.set(r.group, set);
     }
+    const rank = (name: string): number => {
+      const i = BUILTIN_GROUP_ORDER.indexOf(name);
+      return name === '' ? -1 : i < 0 ? BUILTIN_GROUP_ORDER.length : i;
+    };
     return [...out.entries()]
       .map(([name, vs]) => ({ name, versions: sortKubeVersions([...vs]) }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort(
+        (a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+      );
   }
 
   /** Resources served in one group/version, sorted by plural. */

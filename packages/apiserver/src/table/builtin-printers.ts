@@ -18,6 +18,7 @@ import type {
 import { humanAge } from '../jsonpath/index.ts';
 import { formatLabelSelector, formatLabels } from '../selectors/index.ts';
 import { DESCRIPTIONS } from './descriptions.ts';
+import { ENDPOINTSLICE_PRINTER } from './endpointslice-printer.ts';
 import { printPod } from './pod-printer.ts';
 import type { TableCell, TableColumnDefinition, TableRowCondition } from './types.ts';
 
@@ -324,6 +325,7 @@ const EVENTS_V1: BuiltinPrinter = {
  */
 export const BUILTIN_PRINTERS: Readonly<Record<string, BuiltinPrinter>> = {
   pods: PODS,
+  'discovery.k8s.io/endpointslices': ENDPOINTSLICE_PRINTER,
   namespaces: {
     columns: [NAME_COLUMN, column('Status', 'string', 'The status of the namespace'), AGE_COLUMN],
     print: (obj, now) => {
