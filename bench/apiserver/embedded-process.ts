@@ -3,7 +3,9 @@
 // with `node --import tsx` and reads one JSON line from stdout: {"url", "kubeconfig"}.
 //
 //   node --import tsx bench/apiserver/embedded-process.ts --dir DIR [--tls] [--synchronous normal]
+//                                                          [--commit-each]
 //
+// --commit-each turns group commit off (one transaction and one fsync per write, ADR 0010).
 // --tls serves HTTPS with a generated CA and a bearer token, as `agent-sandbox apiserver` does;
 // without it, plain HTTP and no authentication (as startTestApiServer). The process stops on
 // SIGTERM or SIGINT, or when its stdin closes (so it never outlives the benchmark).
@@ -25,13 +27,18 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     tls: { type: 'boolean', default: false },
     synchronous: { type: 'string', default: 'full' },
+    'commit-each': { type: 'boolean', default: false },
   },
 });
 const dir = values.dir;
 if (!dir) throw new Error('embedded-process: --dir DIR is required');
 const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
 
-const store = openStore({ path: join(dir, 'apiserver.db'), synchronous });
+const store = openStore({
+  path: join(dir, 'apiserver.db'),
+  synchronous,
+  groupCommit: !values['commit-each'],
+});
 const token = values.tls ? ensureToken({ path: join(dir, 'token') }) : undefined;
 const server = new ApiServer({ store, crds: readOurCrds(), ...(token ? { token } : {}) });
 server.start();

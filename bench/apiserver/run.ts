@@ -2,8 +2,9 @@
 // the same client, on loopback. Prints throughput, latency and server-CPU tables with ratios
 // (embedded / kube), writes bench/results/apiserver-<timestamp>.json and a ratio chart (.svg).
 //
-//   npx tsx bench/apiserver/run.ts [--quick] [--targets kube,mem,file,file-tls,file-normal] [--shared-cluster]
-//   (targets: kube, mem, file, file-tls, file-normal; kube is required, as the baseline)
+//   npx tsx bench/apiserver/run.ts [--quick] [--targets kube,mem,file,file-tls,file-normal,file-each] [--shared-cluster]
+//   (targets: kube, mem, file, file-tls, file-normal, file-each; kube is required, as the baseline)
+//   [--workloads writes,lists,watch]   a subset of the workloads (lists need the writes' data)
 //
 // Workloads run interleaved (each workload on every target in turn) so a change in background
 // load hits all targets alike. See bench/README.md for how to read the output.
@@ -36,13 +37,21 @@ import {
   type Dataset,
 } from './workloads.ts';
 
+const WORKLOAD_KEYS = ['writes', 'lists', 'watch'] as const;
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     targets: { type: 'string', default: TARGET_KEYS.join(',') },
     'shared-cluster': { type: 'boolean', default: false },
+    workloads: { type: 'string', default: WORKLOAD_KEYS.join(',') },
   },
 });
+const workloads = new Set(values.workloads.split(',').map((w) => w.trim()));
+for (const w of workloads)
+  if (!(WORKLOAD_KEYS as readonly string[]).includes(w))
+    throw new Error(`--workloads: unknown workload ${w}; use ${WORKLOAD_KEYS.join(', ')}`);
+if (workloads.has('lists') && !workloads.has('writes'))
+  throw new Error('--workloads: lists reads the objects the writes create; add writes');
 const sizes = values.quick ? QUICK : DEFAULT;
 const keys = values.targets.split(',').map((k) => k.trim()) as TargetKey[];
 for (const k of keys)
@@ -170,7 +179,7 @@ try {
   }
   log('warm-up done');
 
-  for (const c of sizes.concurrency)
+  for (const c of workloads.has('writes') ? sizes.concurrency : [])
     for (const kind of KINDS) {
       await step(
         `create ${kind} c=${c}`,
@@ -183,12 +192,12 @@ try {
         sizes.rounds,
       );
     }
-  for (const kind of KINDS)
+  for (const kind of workloads.has('lists') ? KINDS : [])
     for (const paged of [false, true])
       await step(`list ${kind}${paged ? ' paged' : ''}`, (t) =>
         listWorkload(datasets.get(t)!, kind, paged, sizes),
       );
-  for (const w of sizes.watchers)
+  for (const w of workloads.has('watch') ? sizes.watchers : [])
     await step(`watch w=${w}`, async (t) =>
       fanoutWorkload(t.client, await namespace(t, `w${w}`), w, sizes),
     );
@@ -231,6 +240,7 @@ try {
         startedAt: startedAt.toISOString(),
         finishedAt: new Date().toISOString(),
         quick: values.quick,
+        workloads: [...workloads],
         sizes,
         machine: {
           cpus: cpus().length,

@@ -6,6 +6,7 @@
 //   file      the embedded server in its own process, SQLite file (synchronous=FULL), plain HTTP
 //   file-tls  as file, over HTTPS with a bearer token (how `agent-sandbox apiserver` serves)
 //   file-normal  as file, with synchronous=NORMAL (no fsync per commit, like the harness's etcd)
+//   file-each as file, group commit off: one transaction and one fsync per write (before ADR 0010)
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,17 +19,19 @@ import { clusterOptions, ensureCluster, stopCluster } from '../../test/support/c
 import type { ClusterOptions } from '../../test/cluster/src/options.ts';
 import { clientFor, type Client } from './client.ts';
 
-export const TARGET_KEYS = ['kube', 'mem', 'file', 'file-tls', 'file-normal'] as const;
+export const TARGET_KEYS = ['kube', 'mem', 'file', 'file-tls', 'file-normal', 'file-each'] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 export const TARGET_DESCRIPTIONS: Record<TargetKey, string> = {
   kube: 'kube-apiserver v1.36.3 + etcd 3.6.8 (test/cluster; HTTPS, client certificate; etcd runs --unsafe-no-fsync)',
   mem: 'embedded ApiServer in the benchmark process, in-memory SQLite, plain HTTP (shares the event loop with the client)',
-  file: 'embedded ApiServer in its own node process, SQLite file with WAL and synchronous=FULL, plain HTTP',
+  file: 'embedded ApiServer in its own node process, SQLite file with WAL, group commit (one fsync per batch, acked after it), plain HTTP',
   'file-tls':
     'embedded ApiServer in its own node process, SQLite file (synchronous=FULL), HTTPS + bearer token',
   'file-normal':
     'as file, with synchronous=NORMAL (no fsync per commit; the closer match to etcd --unsafe-no-fsync)',
+  'file-each':
+    'as file, group commit off: one transaction and one fsync per write (synchronous=FULL; before ADR 0010)',
 };
 
 export interface BenchTarget {
@@ -67,6 +70,7 @@ export async function startTarget(key: TargetKey, options: StartOptions): Promis
     case 'file':
     case 'file-tls':
     case 'file-normal':
+    case 'file-each':
       return startProcess(key, key === 'file-tls', key === 'file-normal' ? 'normal' : 'full');
   }
 }
@@ -159,6 +163,7 @@ async function startProcess(
   const dir = mkdtempSync(join(tmpdir(), `bench-apiserver-${key}-`));
   const args = ['--import', 'tsx', PROCESS_SCRIPT, '--dir', dir, '--synchronous', synchronous];
   if (tls) args.push('--tls');
+  if (key === 'file-each') args.push('--commit-each');
   const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -1,6 +1,7 @@
 // Binds ApiServer.handle to a Node HTTP or HTTPS server: request bodies stream in, response
 // bodies (including watch streams) stream out chunk by chunk, and a closed connection aborts the
 // request's signal so its watch ends. HTTPS for real serving (ADR 0007), plain HTTP for tests.
+// No response leaves before what its request wrote or read is on disk (group commit, ADR 0010).
 import {
   createServer,
   type IncomingMessage,
@@ -12,6 +13,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ApiServer } from './server.ts';
+import { allDurable } from './storage/index.ts';
 
 export interface ListenOptions {
   /** @default 0 (the OS picks a free port) */
@@ -69,6 +71,24 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
   res.end();
 }
 
+function notDurable(err: unknown): Response {
+  const message = err instanceof Error ? err.message : String(err);
+  const status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `storage failure, the request may not have been persisted: ${message}`,
+    reason: 'InternalError',
+    details: { causes: [{ message }] },
+    code: 500,
+  };
+  return new Response(JSON.stringify(status), {
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
 /**
  * Serves `server` on a socket. Resolves once listening; rejects with the socket error (e.g.
  * `EADDRINUSE`) when the port cannot be bound. `listen(server, port, host)` is the plain-HTTP
@@ -90,7 +110,15 @@ export function listen(
     const base = `${scheme}://${req.headers.host ?? `${host}:${port}`}`;
     server
       .handle(toRequest(req, base, abort.signal), abort.signal)
-      .then((response) => send(res, response))
+      .then(async (response) => {
+        // The acknowledgement: a write's response, and a read's that may have seen a write, wait
+        // for the group commit's fsync. If it failed the write may be lost, so say so instead.
+        const ok = await allDurable().then(
+          () => true,
+          (err: unknown) => err,
+        );
+        await send(res, ok === true ? response : notDurable(ok));
+      })
       .catch((err: unknown) => {
         res.destroy(err instanceof Error ? err : new Error(String(err)));
       });

@@ -27,7 +27,12 @@ export type StorageErrorCode =
   /** A watcher fell behind and its callback failed, or the store was closed under it. */
   | 'WatchClosed'
   /** The store was used after `close()`, or a caller broke a documented precondition. */
-  | 'InvalidArgument';
+  | 'InvalidArgument'
+  /**
+   * A commit or fsync failed: the store stopped serving and acknowledged nothing past its last
+   * durable revision. Restart the server; SQLite recovers the file from its WAL.
+   */
+  | 'WriteFailed';
 
 /**
  * Revisions behind `Compacted`, `TooLargeResourceVersion` and `Conflict`, so the HTTP layer can

@@ -126,8 +126,11 @@ export interface StoreWriter {
 }
 
 /**
- * The revision log. All methods are synchronous (SQLite is) except event delivery, which
- * happens after the write's transaction commits, on a later microtask.
+ * The revision log. All methods are synchronous (SQLite is) except durability and event
+ * delivery. A write returns once it is in the log, visible to this store's readers; it is on
+ * disk once `durable()` settles, and its watch events go out only then (group commit, ADR 0010).
+ * Writes made in one turn of the event loop share one transaction (exclusive lock) and writes
+ * committed while an fsync runs share the next fsync.
  *
  * Several Store instances, in this or other processes, may share one file when opened with
  * `lock: 'shared'`: writes serialise on SQLite's write lock (`BEGIN IMMEDIATE`), so no update
@@ -144,9 +147,17 @@ export interface Store extends StoreReader, StoreWriter {
    * writer can change before it commits, so read-check-write sequences (preconditions, generated
    * names, finalizer removal) are atomic. If `fn` throws, nothing it wrote is kept and the error
    * propagates. `fn` must be synchronous; nested `txn` calls join the outer transaction.
-   * Events for its writes are delivered after commit, in revision order.
+   * Events for its writes are delivered once they are durable, in revision order.
    */
   txn<T>(fn: (tx: StoreReader & StoreWriter) => T): T;
+
+  /**
+   * Settles once every revision this store has written or read so far is committed and on disk
+   * (`synchronous: 'full'`; otherwise once committed). Acknowledge a write, or answer a read that
+   * may have seen one, only after this: a crash never loses what was acknowledged.
+   * @throws StorageError `WriteFailed` (as a rejection) if a commit or fsync failed
+   */
+  durable(): Promise<void>;
 
   /**
    * Delivers every change to keys starting with `prefix` with revision > `fromRevision`, in
@@ -179,8 +190,8 @@ export interface Store extends StoreReader, StoreWriter {
   compact(keepRevisions: number): number;
 
   /**
-   * Ends every watch (`onError` gets a `WatchClosed` error), releases the lock and closes the
-   * file. Idempotent; any later call throws `InvalidArgument`.
+   * Commits and fsyncs pending writes, ends every watch (`onError` gets a `WatchClosed` error),
+   * releases the lock and closes the file. Idempotent; any later call throws `InvalidArgument`.
    */
   close(): void;
 }

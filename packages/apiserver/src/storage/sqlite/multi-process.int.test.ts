@@ -86,11 +86,16 @@ describe('two processes writing one file (lock: shared)', () => {
 });
 
 describe('crash safety', () => {
-  it.each(['full', 'normal'])(
-    'kill -9 mid-write loop (synchronous=%s): every acknowledged write survives, the file is consistent',
-    async (sync) => {
+  it.each([
+    ['full', 1],
+    ['normal', 1],
+    ['full', 16],
+    ['normal', 16],
+  ])(
+    'kill -9 mid-write loop (synchronous=%s, %i steps per batch): every acknowledged write survives, batches are atomic, the file is consistent',
+    async (sync, steps) => {
       const path = join(dir, 'state.db');
-      const w = worker('crash-writer', path, sync);
+      const w = worker('crash-writer', path, sync, String(steps));
       let acked = 0;
       for await (const line of w.lines) {
         acked = Number(line);
@@ -123,6 +128,9 @@ describe('crash safety', () => {
           expect(o.revision).toBe(updated ? 2 * i + 3 : o.createRevision);
         }
         expect(current).toBe(created === 1 ? 1 : 2 * (created - 1) + (lastUpdated ? 1 : 0));
+        // One turn's steps are one transaction: the log ends at a turn boundary, whose last
+        // step k = steps·t − 1 wrote revision 2k + 1.
+        if (steps > 1) expect((current + 1) % (2 * steps)).toBe(0);
         expect(store.create('/r/after-crash', '{}').revision).toBe(current + 1);
       } finally {
         store.close();

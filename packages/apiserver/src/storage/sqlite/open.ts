@@ -40,10 +40,12 @@ export interface OpenStoreOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * SQLite `synchronous`. `full` fsyncs the WAL at every commit: an acknowledged write survives
-   * power loss, as with etcd. `normal` fsyncs only at checkpoints: an acknowledged write survives
-   * a process crash (kill -9) but the last ones may vanish on power loss or kernel panic (the
-   * database stays consistent either way). See ADR 0005 for the measured cost.
+   * Durability. `full`: `durable()` settles only after an fdatasync of the WAL that followed the
+   * write's commit (one fsync shared by every commit made meanwhile: group commit, ADR 0010), so
+   * an acknowledged write survives power loss, as with etcd. `normal`: `durable()` settles at
+   * commit and only checkpoints fsync: an acknowledged write survives a process crash (kill -9)
+   * but the last ones may vanish on power loss or kernel panic (the database stays consistent
+   * either way). See ADR 0005 and 0009 for the measured cost.
    * @default 'full'
    */
   synchronous?: 'full' | 'normal';
@@ -55,6 +57,12 @@ export interface OpenStoreOptions {
   verifyOnOpen?: boolean;
   /** Poll interval for other processes' writes (`lock: 'shared'` only). @default 1000 */
   pollIntervalMs?: number;
+  /**
+   * `false`: every write is its own transaction and SQLite fsyncs each commit itself
+   * (synchronous=FULL), as before ADR 0010. Kept so the benchmark can measure the difference.
+   * @default true
+   */
+  groupCommit?: boolean;
 }
 
 type ResolvedOptions = Required<OpenStoreOptions>;
@@ -73,6 +81,7 @@ function withDefaults(opts: OpenStoreOptions): ResolvedOptions {
     synchronous: opts.synchronous ?? 'full',
     verifyOnOpen: opts.verifyOnOpen ?? true,
     pollIntervalMs: opts.pollIntervalMs ?? 1000,
+    groupCommit: opts.groupCommit ?? true,
   };
   for (const [name, value] of [
     ['busyTimeoutMs', resolved.busyTimeoutMs],
@@ -107,6 +116,9 @@ export function openStore(options: OpenStoreOptions): Store {
       clock: opts.clock,
       path: opts.path,
       pollIntervalMs: opts.lock === 'shared' ? opts.pollIntervalMs : 0,
+      walPath:
+        !memory && opts.groupCommit && opts.synchronous === 'full' ? `${opts.path}-wal` : undefined,
+      batch: opts.groupCommit && opts.lock === 'exclusive',
     });
   } catch (err: unknown) {
     db.close();
@@ -122,7 +134,11 @@ function configure(db: Database.Database, opts: ResolvedOptions): void {
     db.pragma('locking_mode = EXCLUSIVE');
   }
   db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  // NORMAL: COMMIT writes the WAL without fsync (checkpoints still fsync). With `full`, the
+  // group commit fdatasyncs the WAL itself, once for every commit made meanwhile (ADR 0010).
+  db.pragma(
+    `synchronous = ${opts.synchronous === 'full' && !opts.groupCommit ? 'FULL' : 'NORMAL'}`,
+  );
   if (opts.lock === 'exclusive') db.exec('BEGIN EXCLUSIVE; COMMIT');
 }
 

@@ -1,7 +1,8 @@
 // The revision log on better-sqlite3 (kine's Log over its generic SQL dialect, collapsed into one
 // class because SQLite is our only backend). Reads and writes are synchronous; every write runs
-// in a `BEGIN IMMEDIATE` transaction, so two processes sharing the file serialise on SQLite's
-// write lock and the read-check-append sequence of one can never interleave with the other's.
+// in a `BEGIN IMMEDIATE` transaction (its own, or a SAVEPOINT in the event-loop turn's batch:
+// group-commit.ts), so two processes sharing the file serialise on SQLite's write lock and the
+// read-check-append sequence of one can never interleave with the other's.
 import type Database from 'better-sqlite3';
 import { StorageError } from '../errors.ts';
 import { compareKeys, prefixEnd } from '../key-range.ts';
@@ -17,26 +18,33 @@ import type {
   WatchOptions,
 } from '../store.ts';
 import { META_COMPACT_REVISION } from './schema.ts';
+import { GroupCommit } from './group-commit.ts';
+import { COLUMNS, prepareStatements } from './statements.ts';
 import { toStorageError } from './sqlite-errors.ts';
 import { WatchHub } from './watch-hub.ts';
 import { checkKey, checkValue, toEvent, toObject, type EventRow, type LogRow } from './rows.ts';
 
 /** Compaction deletes at most this many revisions per write transaction (kine: 1000). */
 const COMPACT_BATCH = 10_000;
+/** An open batch commits at this many writes even if the event loop never yields. */
+const MAX_BATCH = 1000;
 
 export interface SqliteStoreOptions {
   clock: () => number;
   path: string;
   /** 0 = do not poll (no other process writes this file). */
   pollIntervalMs: number;
+  /** The WAL to fdatasync before a write counts as durable; undefined = durable at commit. */
+  walPath: string | undefined;
+  /** One transaction per event-loop turn (only when no other process shares the file). */
+  batch: boolean;
 }
-
-const COLUMNS = 'id, name, created, deleted, create_revision, prev_revision, value';
 
 export class SqliteStore implements Store {
   private closed = false;
   private readonly hub: WatchHub;
-  private readonly stmt;
+  private readonly commits: GroupCommit;
+  private readonly stmt: ReturnType<typeof prepareStatements>;
   private readonly listStmts = new Map<string, Database.Statement>();
   private readonly tx: StoreReader & StoreWriter;
 
@@ -44,32 +52,7 @@ export class SqliteStore implements Store {
     private readonly db: Database.Database,
     private readonly opts: SqliteStoreOptions,
   ) {
-    this.stmt = {
-      current: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'log'").pluck(),
-      compact: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
-      setCompact: db.prepare('UPDATE meta SET value = ? WHERE key = ?'),
-      latest: db.prepare(`SELECT ${COLUMNS} FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
-      at: db.prepare(
-        `SELECT ${COLUMNS} FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
-      ),
-      insert: db.prepare(
-        'INSERT INTO log (name, created, deleted, create_revision, prev_revision, value, written_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      compactSuperseded: db.prepare(
-        'DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id > ? AND id <= ? AND prev_revision > 0)',
-      ),
-      compactDeleted: db.prepare('DELETE FROM log WHERE deleted = 1 AND id > ? AND id <= ?'),
-      events: db.prepare(
-        `SELECT l.id, l.name, l.created, l.deleted, l.create_revision, l.prev_revision, l.value, p.value AS prev_value
-         FROM log l LEFT JOIN log p ON p.id = l.prev_revision
-         WHERE l.id > ? AND l.id <= ? ORDER BY l.id LIMIT ?`,
-      ),
-      eventsInRange: db.prepare(
-        `SELECT l.id, l.name, l.created, l.deleted, l.create_revision, l.prev_revision, l.value, p.value AS prev_value
-         FROM log l LEFT JOIN log p ON p.id = l.prev_revision
-         WHERE l.id > ? AND l.id <= ? AND l.name >= ? AND (? IS NULL OR l.name < ?) ORDER BY l.id LIMIT ?`,
-      ),
-    };
+    this.stmt = prepareStatements(db);
     this.tx = {
       get: (key, atRevision) => this.get(key, atRevision),
       list: (prefix, listOpts) => this.list(prefix, listOpts),
@@ -78,13 +61,28 @@ export class SqliteStore implements Store {
       update: (key, value, expectedRevision) => this.update(key, value, expectedRevision),
       delete: (key, expectedRevision) => this.delete(key, expectedRevision),
     };
+    this.commits = new GroupCommit(db, {
+      walPath: opts.walPath,
+      batch: opts.batch,
+      maxBatch: MAX_BATCH,
+      currentRevision: () => this.readCurrent(),
+      onDurable: () => this.hub.notify(),
+      onFail: (err) => this.hub.closeAll(err),
+    });
     this.hub = new WatchHub(
       {
         readEvents: (after, upTo, limit, lo, hi) => this.readEvents(after, upTo, limit, lo, hi),
-        currentRevision: () => this.readCurrent(),
+        // Watchers see a revision only once it is on disk.
+        currentRevision: () => this.commits.durableRevision,
         compactRevision: () => this.readCompact(),
       },
       opts.pollIntervalMs,
+      // Another process's commits are read only after our fdatasync of the shared WAL.
+      () =>
+        void this.commits.durable().then(
+          () => this.hub.notify(),
+          () => undefined,
+        ),
     );
   }
 
@@ -188,6 +186,15 @@ export class SqliteStore implements Store {
     return this.write('txn', () => fn(this.tx));
   }
 
+  durable(): Promise<void> {
+    try {
+      this.checkOpen();
+      return this.commits.durable();
+    } catch (err: unknown) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
   watch(
     prefix: string,
     fromRevision: number,
@@ -217,7 +224,9 @@ export class SqliteStore implements Store {
       throw new StorageError('InvalidArgument', 'compact: keepRevisions must be an integer ≥ 0');
     }
     this.checkOpen();
-    // Hand pending rows to live watchers first, so compaction never opens a hole behind them.
+    // Make pending writes durable and hand them to live watchers first, so compaction never
+    // opens a hole behind them.
+    this.commits.flushSync();
     this.hub.flush();
     for (;;) {
       const done = this.guard('compact', () =>
@@ -240,6 +249,7 @@ export class SqliteStore implements Store {
 
   close(): void {
     if (this.closed) return;
+    this.commits.close();
     this.hub.closeAll(
       new StorageError('WatchClosed', `watch: the store ${this.opts.path} was closed`),
     );
@@ -355,6 +365,8 @@ export class SqliteStore implements Store {
   }
 
   private checkOpen(): void {
+    const failure = this.commits.failure;
+    if (failure !== undefined) throw failure;
     if (this.closed) {
       throw new StorageError('InvalidArgument', `store ${this.opts.path} is closed`);
     }
@@ -365,13 +377,9 @@ export class SqliteStore implements Store {
     return this.db.inTransaction ? fn() : this.db.transaction(fn).deferred();
   }
 
-  /** Runs a write in BEGIN IMMEDIATE (or joins the caller's transaction), then fans out. */
+  /** Runs a write in the group commit (watchers hear of it once it is durable). */
   private write<T>(what: string, fn: () => T): T {
-    const result = this.guard(what, () =>
-      this.db.inTransaction ? fn() : this.db.transaction(fn).immediate(),
-    );
-    this.hub.notify();
-    return result;
+    return this.guard(what, () => this.commits.write(fn));
   }
 
   private guard<T>(what: string, fn: () => T): T {

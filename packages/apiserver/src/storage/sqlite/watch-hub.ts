@@ -45,6 +45,8 @@ export class WatchHub {
   constructor(
     private readonly log: LogSource,
     private readonly pollIntervalMs: number,
+    /** What a poll does (other processes' writes); by default `notify()`. */
+    private readonly onPoll?: () => void,
   ) {
     this.dispatched = log.currentRevision();
   }
@@ -244,7 +246,7 @@ export class WatchHub {
 
   private startPolling(): void {
     if (this.pollIntervalMs <= 0 || this.poll !== undefined) return;
-    this.poll = setInterval(() => this.notify(), this.pollIntervalMs);
+    this.poll = setInterval(() => (this.onPoll ?? (() => this.notify()))(), this.pollIntervalMs);
     this.poll.unref();
   }
 

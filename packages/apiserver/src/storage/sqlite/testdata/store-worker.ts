@@ -5,8 +5,12 @@
 //                               workers really overlap; prints {"conflicts":c} at the end
 //   increment-txn <path> <n> <key> <startAtMs>
 //                               the same, each increment one `store.txn` (no conflicts possible)
-//   crash-writer <path> <sync>  creates /r/<i> and updates /r/<i-1> forever, printing each
-//                               committed revision on its own line (the parent kills -9 it)
+//   crash-writer <path> <sync> [steps]
+//                               creates /r/<i> and updates /r/<i-1> forever, `steps` of these
+//                               (default 1) per event-loop turn, so one turn is one group-commit
+//                               batch; prints each revision on its own line once `durable()`
+//                               acknowledges it, while later turns already write (the parent
+//                               kills -9 it)
 //   hold <path>                 opens the store exclusively, prints "ready", then idles
 import { isStorageError } from '../../errors.ts';
 import { openStore } from '../open.ts';
@@ -53,13 +57,19 @@ if (mode === 'increment' || mode === 'increment-txn') {
   process.stdout.write(JSON.stringify({ conflicts }) + '\n');
 } else if (mode === 'crash-writer') {
   const store = openStore({ path, synchronous: arg === 'normal' ? 'normal' : 'full' });
-  for (let i = 0; ; i++) {
-    const created = store.create(`/r/${i}`, JSON.stringify({ i, step: 0 }));
-    process.stdout.write(`${created.revision}\n`);
-    if (i > 0) {
-      const updated = store.update(`/r/${i - 1}`, JSON.stringify({ i: i - 1, step: 1 }));
-      if (updated !== 'unchanged') process.stdout.write(`${updated.revision}\n`);
+  const steps = Number(key ?? 1);
+  for (let i = 0; ;) {
+    const revisions: number[] = [];
+    for (const end = i + steps; i < end; i++) {
+      revisions.push(store.create(`/r/${i}`, JSON.stringify({ i, step: 0 })).revision);
+      if (i > 0) {
+        const updated = store.update(`/r/${i - 1}`, JSON.stringify({ i: i - 1, step: 1 }));
+        if (updated !== 'unchanged') revisions.push(updated.revision);
+      }
     }
+    // Acknowledge only what is on disk; the next turns write while this fsync runs.
+    void store.durable().then(() => process.stdout.write(revisions.map((r) => `${r}\n`).join('')));
+    await new Promise((resolve) => setImmediate(resolve));
   }
 } else if (mode === 'hold') {
   openStore({ path });
