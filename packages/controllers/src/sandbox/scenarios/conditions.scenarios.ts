@@ -1,30 +1,22 @@
-// Spec §21.1 TestComputeConditions and TestResolvePodName, end to end: the test arranges Pods,
-// Services and PVCs in the API server, scripts the Pod status as a kubelet would, and reads the
-// conditions the running controller wrote — with the exact reasons and messages of §8.1.
+// Spec §21.1 TestComputeConditions, end to end: the test arranges Pods, Services and PVCs in the
+// API server, scripts the Pod status as a kubelet would, and reads the conditions the running
+// controller wrote — with the exact reasons and messages of §8.1. The Suspended-mode lines are in
+// conditions.suspended.scenarios.ts.
 //
 // Not producible against a real API server (kept as unit tests in conditions.test.ts):
-// - "no pod, service required but missing" / "no pod, service present": in Running mode the
-//   reconciler creates the Pod in the same pass that computes the conditions, so "Pod does not
-//   exist" is never persisted unless the create failed — and then Ready is ReconcilerError.
-// - "suspended, owned pod whose delete failed": a delete of an existing Pod by a cluster-admin
-//   client has no failure an API server can be made to return.
-// - "suspended, pod reconcile failed → Ready ReconcilerError": the Pod lookup reads the informer
-//   cache and cannot fail; the one pod-step failure in Suspended mode is two owned Pods, shown
-//   below (Suspended Unknown/PodStateUnknown, but Ready MultiplePods by precedence).
-import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
+// "no pod, service required but missing" and "no pod, service present": in Running mode the
+// reconciler creates the Pod in the same pass that computes the conditions, so "Pod does not
+// exist" is never persisted unless the create failed — and then Ready is ReconcilerError.
+import { Labels, nameHash } from '@agent-sandbox/api';
 import { PERSISTENT_VOLUME_CLAIMS, PODS, SERVICES, type KubeClient } from '@agent-sandbox/kube';
 import type { KubeObject, PersistentVolumeClaim, Pod, Service } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
 import type { TestTarget } from '../../../../../test/support/target.ts';
 import {
-  TEST_FINALIZER,
   createForeignOwner,
-  eventually,
-  getSandbox,
   gone,
   openScenarioWorld,
-  pokeAndSettle,
   sandboxControllerRef,
   scriptedPod,
   scriptedSandbox,
@@ -210,35 +202,6 @@ export function defineConditionsScenarios(target: TestTarget): void {
         );
       });
 
-      it('TestComputeConditions: suspended, pod reconcile failed (two owned pods) → Suspended Unknown/PodStateUnknown', async () => {
-        const { client, ns } = world;
-        const created = await client.create(SANDBOXES, scriptedSandbox(ns, 'limbo'));
-        await waitForPod(client, ns, 'limbo');
-        await client.create(
-          PODS,
-          scriptedPod(ns, 'limbo-b', {
-            labels: { [Labels.SandboxNameHash]: nameHash('limbo') },
-            ownerReferences: [sandboxControllerRef(created)],
-          }),
-        );
-        await waitForCondition(client, ns, 'limbo', 'Ready', { reason: 'MultiplePods' });
-        await suspend(client, ns, 'limbo');
-        const s = await waitForCondition(client, ns, 'limbo', 'Suspended', {
-          status: 'Unknown',
-          reason: 'PodStateUnknown',
-          message: 'Pod state is unknown. Sandbox suspension cannot be confirmed',
-        });
-        expect(s.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
-          status: 'False',
-          reason: 'MultiplePods',
-        });
-        // Fail closed: neither Pod is deleted.
-        for (const name of ['limbo', 'limbo-b']) {
-          const pod = await client.get<Pod & KubeObject>(PODS, ns, name);
-          expect(pod.metadata.deletionTimestamp, name).toBeUndefined();
-        }
-      });
-
       it('TestComputeConditions: reconcile error takes precedence over everything → ReconcilerError', async () => {
         const { client, ns } = world;
         const owner = await createForeignOwner(client, ns, 'owner-of-taken');
@@ -333,90 +296,6 @@ export function defineConditionsScenarios(target: TestTarget): void {
         });
       });
 
-      it('TestComputeConditions / TestReconcile: suspended with owned terminating pod → PodTerminating / "Sandbox is suspending"; then fully suspended → PodTerminated / "Sandbox is suspended"', async () => {
-        const { client, ns } = world;
-        await client.create(SANDBOXES, scriptedSandbox(ns, 'nap'));
-        await waitForPod(client, ns, 'nap');
-        await client.patch(PODS, ns, 'nap', {
-          type: 'merge',
-          body: { metadata: { finalizers: [TEST_FINALIZER] } },
-        });
-        await suspend(client, ns, 'nap');
-        const suspending = await waitForCondition(client, ns, 'nap', 'Suspended', {
-          status: 'False',
-          reason: 'PodTerminating',
-          message: 'Pod is terminating. Sandbox is suspending',
-        });
-        expect(suspending.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
-          status: 'False',
-          reason: 'SandboxSuspended',
-          message: 'Sandbox is suspending',
-        });
-        const held = await client.get<Pod & KubeObject>(PODS, ns, 'nap');
-        expect(held.metadata.deletionTimestamp).toBeDefined();
-
-        await client.patch(PODS, ns, 'nap', {
-          type: 'merge',
-          body: { metadata: { finalizers: [] } },
-        });
-        const suspended = await waitForCondition(client, ns, 'nap', 'Suspended', {
-          status: 'True',
-          reason: 'PodTerminated',
-          message: 'Pod has been terminated. Sandbox is suspended',
-        });
-        expect(suspended.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
-          status: 'False',
-          reason: 'SandboxSuspended',
-          message: 'Sandbox is suspended',
-        });
-      });
-
-      it('TestComputeConditions: suspended with unowned pod → PodNotOwned', async () => {
-        const { client, ns } = world;
-        const stranger = await client.create(PODS, scriptedPod(ns, 'stranger'));
-        await client.create(
-          SANDBOXES,
-          scriptedSandbox(ns, 'stranger', { operatingMode: 'Suspended' }),
-        );
-        const s = await waitForCondition(client, ns, 'stranger', 'Suspended', {
-          status: 'False',
-          reason: 'PodNotOwned',
-          message: 'Refused to delete pod because it is not owned by this sandbox',
-        });
-        expect(s.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
-          status: 'False',
-          reason: 'SandboxSuspended',
-        });
-        await pokeAndSettle(world, 'stranger');
-        const after = await client.get<Pod & KubeObject>(PODS, ns, 'stranger');
-        expect(after.metadata.resourceVersion).toBe(stranger.metadata.resourceVersion);
-      });
-
-      it('TestComputeConditions: resuming with pod missing → NotSuspended, DependenciesNotReady', async () => {
-        const { client, ns } = world;
-        await client.create(SANDBOXES, scriptedSandbox(ns, 'wake', { operatingMode: 'Suspended' }));
-        const asleep = await waitForCondition(client, ns, 'wake', 'Suspended', {
-          status: 'True',
-          reason: 'PodTerminated',
-        });
-        expect(await gone(client, PODS, ns, 'wake')).toBe(true);
-        await client.patch(SANDBOXES, ns, 'wake', {
-          type: 'merge',
-          body: { spec: { operatingMode: 'Running' } },
-        });
-        const awake = await waitForCondition(client, ns, 'wake', 'Suspended', NOT_SUSPENDED);
-        expect(awake.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
-          status: 'False',
-          reason: 'DependenciesNotReady',
-        });
-        const generation = awake.metadata.generation ?? 0;
-        expect(generation).toBeGreaterThan(asleep.metadata.generation ?? 0);
-        for (const c of awake.status?.conditions ?? []) {
-          expect(c.observedGeneration, c.type).toBe(generation);
-        }
-        await waitForPod(client, ns, 'wake');
-      });
-
       it('TestComputeConditions: multiple owned pods → MultiplePods message excludes other joined errors', async () => {
         const { client, ns } = world;
         const owner = await createForeignOwner(client, ns, 'owner-of-twins-pvc');
@@ -450,48 +329,6 @@ export function defineConditionsScenarios(target: TestTarget): void {
           message:
             'multiple Pods (2) are controlled by this Sandbox; refusing to choose or create a Pod',
         });
-      });
-    });
-
-    describe.concurrent('TestResolvePodName', () => {
-      it('TestResolvePodName: no annotations / other annotations / empty value → the sandbox name', async () => {
-        const { client, ns } = world;
-        const plain = scriptedSandbox(ns, 'plain');
-        const other = scriptedSandbox(ns, 'other');
-        other.metadata.annotations = { 'example.com/note': 'hello' };
-        const empty = scriptedSandbox(ns, 'empty');
-        empty.metadata.annotations = { [Annotations.PodName]: '' };
-        await Promise.all([plain, other, empty].map((s) => client.create(SANDBOXES, s)));
-        for (const name of ['plain', 'other', 'empty']) {
-          const pod = await waitForPod(client, ns, name);
-          expect(pod.metadata.ownerReferences?.[0]?.name).toBe(name);
-        }
-        const annotated = await eventually(async () => {
-          const s = await getSandbox(client, ns, 'other');
-          return s.metadata.annotations?.[Annotations.PodName] !== undefined ? s : undefined;
-        });
-        expect(annotated.metadata.annotations).toMatchObject({
-          'example.com/note': 'hello',
-          [Annotations.PodName]: 'other',
-        });
-      });
-
-      it('TestResolvePodName: the pod-name annotation → its value', async () => {
-        const { client, ns } = world;
-        await client.create(
-          PODS,
-          scriptedPod(ns, 'warm-pod-1', { labels: { [Labels.Adoptable]: 'true' } }),
-        );
-        const sandbox = scriptedSandbox(ns, 'claimed');
-        sandbox.metadata.annotations = { [Annotations.PodName]: 'warm-pod-1' };
-        const created = await client.create(SANDBOXES, sandbox);
-        const adopted = await eventually(async () => {
-          const pod = await client.get<Pod & KubeObject>(PODS, ns, 'warm-pod-1');
-          return pod.metadata.ownerReferences?.[0]?.uid === created.metadata.uid ? pod : undefined;
-        });
-        expect(adopted.metadata.labels?.[Labels.SandboxNameHash]).toBe(nameHash('claimed'));
-        await pokeAndSettle(world, 'claimed');
-        expect(await gone(client, PODS, ns, 'claimed')).toBe(true);
       });
     });
   });

@@ -1,12 +1,12 @@
-// Spec §21.1 TestReconcile (the non-expiry lines; expiry lives in expiry.scenarios.ts) and
-// TestPodScheduledConditionRemovedWithPod, end to end on one target: children and status as the
+// Spec §21.1 TestReconcile (the non-expiry lines; expiry lives in expiry.scenarios.ts),
+// TestPodScheduledConditionRemovedWithPod and TestResolvePodName, end to end on one target: children and status as the
 // API server holds them after the real controller ran.
 //
 // Not producible against a real API server (kept as unit tests in conditions.test.ts):
 // TestPodScheduledConditionUnknownWhenPodLookupFails and TestSuspendedConditionUnknownWhenPodLookupFails
 // — the Pod lookup reads the informer cache, which cannot fail; the pod-step failures an API
 // server can cause are shown in conditions.scenarios.ts.
-import { Labels, nameHash } from '@agent-sandbox/api';
+import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
 import { PERSISTENT_VOLUME_CLAIMS, PODS, SERVICES } from '@agent-sandbox/kube';
 import type { KubeObject, PersistentVolumeClaim, Pod, Service } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -249,6 +249,48 @@ export function defineReconcileScenarios(target: TestTarget): void {
           expect(condition(s, 'PodScheduled')?.reason).not.toBe('');
         },
       );
+    });
+
+    describe.concurrent('TestResolvePodName', () => {
+      it('TestResolvePodName: no annotations / other annotations / empty value → the sandbox name', async () => {
+        const { client, ns } = world;
+        const plain = scriptedSandbox(ns, 'plain');
+        const other = scriptedSandbox(ns, 'other');
+        other.metadata.annotations = { 'example.com/note': 'hello' };
+        const empty = scriptedSandbox(ns, 'empty');
+        empty.metadata.annotations = { [Annotations.PodName]: '' };
+        await Promise.all([plain, other, empty].map((s) => client.create(SANDBOXES, s)));
+        for (const name of ['plain', 'other', 'empty']) {
+          const pod = await waitForPod(client, ns, name);
+          expect(pod.metadata.ownerReferences?.[0]?.name).toBe(name);
+        }
+        const annotated = await eventually(async () => {
+          const s = await getSandbox(client, ns, 'other');
+          return s.metadata.annotations?.[Annotations.PodName] !== undefined ? s : undefined;
+        });
+        expect(annotated.metadata.annotations).toMatchObject({
+          'example.com/note': 'hello',
+          [Annotations.PodName]: 'other',
+        });
+      });
+
+      it('TestResolvePodName: the pod-name annotation → its value', async () => {
+        const { client, ns } = world;
+        await client.create(
+          PODS,
+          scriptedPod(ns, 'warm-pod-1', { labels: { [Labels.Adoptable]: 'true' } }),
+        );
+        const sandbox = scriptedSandbox(ns, 'claimed');
+        sandbox.metadata.annotations = { [Annotations.PodName]: 'warm-pod-1' };
+        const created = await client.create(SANDBOXES, sandbox);
+        const adopted = await eventually(async () => {
+          const pod = await client.get<Pod & KubeObject>(PODS, ns, 'warm-pod-1');
+          return pod.metadata.ownerReferences?.[0]?.uid === created.metadata.uid ? pod : undefined;
+        });
+        expect(adopted.metadata.labels?.[Labels.SandboxNameHash]).toBe(nameHash('claimed'));
+        await pokeAndSettle(world, 'claimed');
+        expect(await gone(client, PODS, ns, 'claimed')).toBe(true);
+      });
     });
   });
 }
