@@ -2,6 +2,7 @@
 // the API server (spec §8.1, §11). Pure: the driver's record of what it wrote and the listed
 // objects in, one line per violation out (empty = converged and correct).
 import { Annotations, Labels, SandboxReason, nameHash, type v1beta1 } from '@agent-sandbox/api';
+import { SANDBOX_FIELD_OWNER } from '@agent-sandbox/controllers';
 import type {
   Condition,
   KubeObject,
@@ -75,7 +76,7 @@ function describeIntent(record: DriverRecord): string {
 /** Every violation of the converged state; [] when all hold. */
 export function checkInvariants(
   records: readonly DriverRecord[],
-  state: ObservedState,
+  observed: ObservedState,
   options: InvariantOptions,
 ): string[] {
   const out: string[] = [];
@@ -86,11 +87,11 @@ export function checkInvariants(
         !o.metadata.deletionTimestamp ||
         !(o.metadata.finalizers ?? []).every((f) => unserved.includes(f)),
     );
-  state = {
-    ...state,
-    pods: present(state.pods),
-    services: present(state.services),
-    pvcs: present(state.pvcs),
+  const state: ObservedState = {
+    sandboxes: observed.sandboxes,
+    pods: present(observed.pods),
+    services: present(observed.services),
+    pvcs: present(observed.pvcs),
   };
   const domain = options.clusterDomain ?? 'cluster.local';
   const sandboxes = new Map(state.sandboxes.map((s) => [s.metadata.name ?? '', s]));
@@ -160,6 +161,12 @@ export function checkInvariants(
       );
     if (!isDeepStrictEqual(sandbox.spec, record.spec))
       out.push(`${id}: spec differs from the driver's last write`);
+    // ...and the server's field ownership agrees: the controller's field manager owns no spec field.
+    const specOwner = (sandbox.metadata.managedFields ?? []).find(
+      (m) =>
+        m.manager === SANDBOX_FIELD_OWNER && JSON.stringify(m.fieldsV1 ?? {}).includes('"f:spec"'),
+    );
+    if (specOwner) out.push(`${id}: managedFields: ${SANDBOX_FIELD_OWNER} owns spec fields`);
     // Expiry teardown rewrites Ready only; Suspended and Finished keep their last values (§11.7).
     for (const c of sandbox.status?.conditions ?? [])
       if ((!expired || c.type === 'Ready') && c.observedGeneration !== sandbox.metadata.generation)

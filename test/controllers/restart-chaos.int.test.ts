@@ -3,6 +3,7 @@
 // last restart everything converges with no duplicate or orphaned child. The scenario plays the
 // kubelet here. Replay a run with AGENT_SANDBOX_CHAOS_SEED=<seed printed in the log>.
 import { Labels, nameHash } from '@agent-sandbox/api';
+import { SANDBOX_FIELD_OWNER } from '@agent-sandbox/controllers';
 import { KubeClient, NAMESPACES, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectTarget, type TargetHandle } from '../support/target.ts';
@@ -48,6 +49,10 @@ it(
     const running = result.driver.records.find((r) => r.mode === 'Running' && !r.planned.expiry);
     if (running?.uid === undefined) throw new Error('the plan left no Sandbox running');
     const name = running.planned.name;
+    // The field-ownership check reads real managedFields: the controller's writes are there.
+    const before = await observe(client, namespace);
+    const managers = before.sandboxes.flatMap((s) => s.metadata.managedFields ?? []);
+    expect(managers.map((m) => m.manager)).toContain(SANDBOX_FIELD_OWNER);
     await client.create(PODS, {
       apiVersion: 'v1',
       kind: 'Pod',
