@@ -103,7 +103,7 @@ export {
   type SandboxReads,
 } from './sandbox/plan.ts';
 export { reconcileSpanAttributes } from './sandbox/plan.ts';
-export { podCacheTransform } from './sandbox/pod-cache-transform.ts';
+export { podCacheTransform, sandboxCacheTransforms } from './sandbox/pod-cache-transform.ts';
 export {
   WRITE_BEHIND_FLUSH_BOUND_MS,
   WriteBehindClock,

@@ -103,6 +103,36 @@ describe('Informer', () => {
     expect(informer.cache.byIndex('team', 'a')).toEqual([]);
   });
 
+  it('caches and hands out transformed objects, listed and watched alike', async () => {
+    const { client, ac } = await setup();
+    await client.create(CONFIG_MAPS, configMap('default', 'listed', { data: { big: 'x' } }));
+    const seen: string[] = [];
+    const informer = new Informer<CM>({
+      client,
+      resource: CONFIG_MAPS,
+      namespace: 'default',
+      transform: (o) => {
+        const copy: CM = { ...(o as CM), metadata: { ...o.metadata } };
+        delete copy.data;
+        copy.metadata.annotations = { transformed: 'yes' };
+        return copy;
+      },
+    });
+    informer.addHandlers({
+      onAdd: (o) => seen.push(`${o.metadata.name} ${JSON.stringify(o.data)}`),
+    });
+    void informer.run(ac.signal);
+    await informer.waitForSync(ac.signal);
+    await client.create(CONFIG_MAPS, configMap('default', 'watched', { data: { big: 'y' } }));
+    await until(() => seen.length === 2);
+    expect(seen).toEqual(['listed undefined', 'watched undefined']);
+    for (const name of ['listed', 'watched']) {
+      const cached = informer.cache.get(`default/${name}`);
+      expect(cached?.data).toBeUndefined();
+      expect(cached?.metadata.annotations).toEqual({ transformed: 'yes' });
+    }
+  });
+
   it('reconnects after an API server restart and sees changes made after it', async () => {
     const { server, client, ac } = await setup();
     await client.create(CONFIG_MAPS, configMap('default', 'one'));

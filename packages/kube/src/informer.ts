@@ -39,14 +39,21 @@ export interface InformerOptions {
   logger?: InformerLogger;
   /** @default Math.random */
   random?: () => number;
+  /**
+   * Applied to every listed or watched object before it is cached and handed to handlers
+   * (controller-runtime's cache transform): lets a controller keep only the fields it reads.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 const noopLogger: InformerLogger = { debug: () => undefined, warn: () => undefined };
 
 export class Informer<T extends KubeObject> {
   readonly resource: ResourceRef;
-  readonly #o: Required<Omit<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>> &
-    Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>;
+  readonly #o: Required<
+    Omit<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform'>
+  > &
+    Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'transform'>;
   readonly #cache = new Cache<T>();
   readonly #handlers: InformerHandlers<T>[] = [];
   #resourceVersion = '';
@@ -214,7 +221,8 @@ export class Informer<T extends KubeObject> {
     return any;
   }
 
-  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', received: T): void {
+    const obj = this.#o.transform ? (this.#o.transform(received) as T) : received;
     if (type === 'DELETED') {
       const old = this.#cache.delete(objectKey(obj));
       this.#emit((h) => h.onDelete?.(obj ?? old));

@@ -8,7 +8,12 @@ export {
   type MappedWatch,
   TRACER_NAME,
 } from './controller.ts';
-export { Manager, type ManagerOptions, type LeaderElectionOptions } from './manager.ts';
+export {
+  Manager,
+  informerKey,
+  type ManagerOptions,
+  type LeaderElectionOptions,
+} from './manager.ts';
 export { LeaderElector, type LeaderElectorOptions } from './leader-election.ts';
 export { WorkQueue, type WorkQueueOptions, type WorkQueueMetrics } from './work-queue.ts';
 export {

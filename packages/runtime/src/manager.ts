@@ -59,6 +59,11 @@ export interface ManagerOptions {
   leaderElection?: LeaderElectionOptions;
   /** Tracer handed to reconcilers. @default the global provider's `agent-sandbox-controller` */
   tracer?: Tracer;
+  /**
+   * Cache transforms by informer key `group/version/plural` (e.g. `/v1/pods`), applied before
+   * objects are cached: controllers that read few fields of a big kind keep memory flat.
+   */
+  cacheTransforms?: Readonly<Record<string, (obj: KubeObject) => KubeObject>>;
   /** Restrict every informer to one namespace. @default all namespaces */
   namespace?: string;
   /** start() rejects with `CacheSyncTimeout` if informers have not synced by then. @default 120_000 */
@@ -105,10 +110,12 @@ export class Manager implements InformerSource {
 
   /** The shared informer of a kind (created on first use, started by start()). */
   getInformer<T extends KubeObject>(resource: ResourceRef): Informer<T> {
-    const key = `${resource.group}/${resource.version}/${resource.plural}`;
+    const key = informerKey(resource);
     let informer = this.#informers.get(key);
     if (!informer) {
+      const transform = this.#o.cacheTransforms?.[key];
       informer = new Informer<KubeObject>({
+        ...(transform ? { transform } : {}),
         client: this.#o.client,
         resource,
         clock: this.#clock,
@@ -280,4 +287,9 @@ function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) =>
     signal.addEventListener('abort', () => resolve(), { once: true }),
   );
+}
+
+/** The key of a kind's shared informer and of its entry in `cacheTransforms`. */
+export function informerKey(resource: ResourceRef): string {
+  return `${resource.group}/${resource.version}/${resource.plural}`;
 }

@@ -238,7 +238,7 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
       if (ms < 0) throw new Error(`must be >= 0, got ${t}`);
       return ms;
     },
-    help: 'coalesce Sandbox status writes within this window (0: write at once)',
+    help: 'coalesce Pod metadata patches within this window (0: write at once)',
   },
   {
     name: 'webhook-port',

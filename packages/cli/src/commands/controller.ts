@@ -5,6 +5,7 @@
 import {
   AgentSandboxMetrics,
   SANDBOXES,
+  sandboxCacheTransforms,
   sandboxController,
   type SandboxForMetrics,
 } from '@agent-sandbox/controllers';
@@ -157,6 +158,7 @@ export async function runController(
       metricsBindAddress: flags.get('metrics-bind-address') as string,
       healthProbeBindAddress: flags.get('health-probe-bind-address') as string,
       tracer: tracing.tracer,
+      cacheTransforms: sandboxCacheTransforms,
       ...(flags.get('leader-elect')
         ? {
             leaderElection: {

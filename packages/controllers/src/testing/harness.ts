@@ -27,6 +27,7 @@ import { pino } from 'pino';
 // eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
 import { connectTarget, type TestTarget } from '../../../../test/support/target.ts';
 import { sandboxController } from '../sandbox/sandbox-controller.ts';
+import { sandboxCacheTransforms } from '../sandbox/pod-cache-transform.ts';
 import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
 
 export type SandboxObject = v1beta1.Sandbox & KubeObject;
@@ -53,6 +54,7 @@ export function startSandboxController(
     client,
     logger: pino({ level: 'silent' }),
     namespace,
+    cacheTransforms: sandboxCacheTransforms,
     ...(tracer !== undefined ? { tracer } : {}),
   });
   manager.add(
