@@ -21,7 +21,8 @@ export interface ControllerResult {
     createToReadyMs: LatencySummary | undefined;
     sandboxWatchEvents: number;
     watchEventTypes: Record<string, number>;
-    watchRestarts: number;
+    watchReopens: Record<string, number>;
+    watchRelists: Record<string, number>;
     podWatchEvents: number;
     /** Per-Sandbox latency of each step of the launch, in order. */
     stageMs: Record<string, LatencySummary | undefined>;
@@ -138,7 +139,9 @@ export function renderReport(r: ControllerResult): string {
       fmt(r.controller.sandboxWatchEvents / n),
       `${Object.entries(r.controller.watchEventTypes)
         .map(([k, v]) => `${k} ${v}`)
-        .join(', ')}; watch reopened ${r.controller.watchRestarts}×`,
+        .join(
+          ', ',
+        )}; watches reopened ${JSON.stringify(r.controller.watchReopens)}, relisted ${JSON.stringify(r.controller.watchRelists)}`,
     ],
     [
       'ctl: controller CPU s',

@@ -1,8 +1,9 @@
 // The load: N Sandboxes created (and deleted) at a fixed number of requests in flight, and a
 // namespace watch that notes when each Sandbox first reports Ready=True.
 import { performance } from 'node:perf_hooks';
-import type { Client, WatchStream } from '../apiserver/client.ts';
+import type { Client } from '../apiserver/client.ts';
 import { summarize, type LatencySummary } from '../apiserver/stats.ts';
+import type { Watcher, WatchHandle } from './watch.ts';
 
 const SANDBOXES = '/apis/agents.x-k8s.io/v1beta1';
 
@@ -114,20 +115,26 @@ export const POD_STAGES = {
 
 /**
  * Watches one kind in a namespace and notes when each object first reached each stage
- * (performance.now() ms of the event's arrival).
+ * (performance.now() ms of the event's arrival). A closed watch is reopened from the last
+ * resourceVersion seen; only 410 Gone (or a failed reopen) costs a list, paginated.
  */
 export class StageTracker<S extends string> {
   readonly at: Record<S, Map<string, number>>;
   /** Watch events by type (for Sandboxes: every write to one shows up as one). */
   readonly eventTypes: Record<string, number> = {};
-  /** Times the watch was reopened after Ready stopped advancing. */
-  restarts = 0;
-  #stream: WatchStream | undefined;
+  /** Times the watch was reopened, and how many of those needed a list. */
+  reopens = 0;
+  relists = 0;
+  #handle: WatchHandle | undefined;
+  #rv = '0';
+  #stopped = false;
 
   constructor(
     private readonly client: Client,
+    private readonly watcher: Watcher,
     private readonly path: string,
     private readonly stages: Record<S, (o: Watched) => boolean>,
+    private readonly log: (msg: string) => void,
   ) {
     this.at = Object.fromEntries(
       Object.keys(stages).map((k) => [k, new Map<string, number>()]),
@@ -138,38 +145,72 @@ export class StageTracker<S extends string> {
     return Object.values(this.eventTypes).reduce((a, b) => a + b, 0);
   }
 
-  /** Opens the watch from a fresh list's resourceVersion. */
+  /** Lists, then watches from the list's resourceVersion. */
   async start(): Promise<void> {
-    const rv = await this.resync();
-    this.#stream = this.client.watch(
-      `${this.path}?watch=1&timeoutSeconds=3600&resourceVersion=${rv}`,
+    this.#rv = await this.#list();
+    this.#watch();
+  }
+
+  #watch(): void {
+    let gone = false;
+    this.#handle = this.watcher.watch(
+      `${this.path}?watch=1&allowWatchBookmarks=true&timeoutSeconds=3600&resourceVersion=${this.#rv}`,
       (event, at) => {
         this.eventTypes[event.type] = (this.eventTypes[event.type] ?? 0) + 1;
-        if (event.type === 'ADDED' || event.type === 'MODIFIED')
-          this.#observe(event.object as Watched, at);
+        const obj = event.object as Watched & { code?: number };
+        if (event.type === 'ERROR') {
+          gone = obj.code === 410;
+          return;
+        }
+        this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
+        if (event.type === 'ADDED' || event.type === 'MODIFIED') this.#observe(obj, at);
+      },
+      (err) => {
+        if (this.#stopped) return;
+        this.reopens++;
+        this.log(
+          `watch ${this.path} ended (${err?.message ?? (gone ? '410 Gone' : 'closed')}); reopening`,
+        );
+        void this.#reopen(gone || err !== undefined);
       },
     );
-    await this.#stream.ready;
   }
 
-  /**
-   * Closes the watch, lists, and watches again from the list. The shared client does not report
-   * the end of a stream, so the caller calls this when progress stops.
-   */
-  async restart(): Promise<void> {
-    this.#stream?.close();
-    this.restarts++;
-    await this.start();
+  async #reopen(relist: boolean): Promise<void> {
+    for (let attempt = 0; !this.#stopped; attempt++) {
+      try {
+        if (relist) {
+          this.relists++;
+          this.#rv = await this.#list();
+        }
+        this.#watch();
+        return;
+      } catch (err) {
+        this.log(`relist ${this.path} failed (${String(err)}); retrying`);
+        await new Promise((r) => setTimeout(r, Math.min(10_000, 500 * 2 ** attempt)));
+        relist = true;
+      }
+    }
   }
 
-  /** Lists the namespace and notes every stage reached and not yet noted. */
-  async resync(): Promise<string> {
-    const res = await this.client.request('GET', this.path);
-    if (res.status !== 200) throw new Error(`list ${this.path}: HTTP ${res.status}`);
-    const list = res.body as { metadata?: { resourceVersion?: string }; items?: Watched[] };
-    const at = performance.now();
-    for (const item of list.items ?? []) this.#observe(item, at);
-    return list.metadata?.resourceVersion ?? '0';
+  /** Lists in pages of 500 (each page well inside the request timeout); returns the list's RV. */
+  async #list(): Promise<string> {
+    let cont = '';
+    let rv: string | undefined;
+    do {
+      const q = `limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`;
+      const res = await this.client.request('GET', `${this.path}?${q}`);
+      if (res.status !== 200) throw new Error(`list ${this.path}: HTTP ${res.status}`);
+      const list = res.body as {
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: Watched[];
+      };
+      const at = performance.now();
+      for (const item of list.items ?? []) this.#observe(item, at);
+      rv ??= list.metadata?.resourceVersion;
+      cont = list.metadata?.continue ?? '';
+    } while (cont);
+    return rv ?? '0';
   }
 
   #observe(obj: Watched, at: number): void {
@@ -182,7 +223,8 @@ export class StageTracker<S extends string> {
   }
 
   stop(): void {
-    this.#stream?.close();
+    this.#stopped = true;
+    this.#handle?.close();
   }
 }
 
