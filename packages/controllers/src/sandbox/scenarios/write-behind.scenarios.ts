@@ -4,9 +4,9 @@
 // The reconciler's clock is a hand-moved `now()` (timers stay real), so "inside the window" and
 // "past the deadline" are decided by the test, not by wall-clock luck.
 //
-// §21.2 pod_cache_transform_test.go stays the unit test ../pod-cache-transform.test.ts: the
-// transform is only observable inside the controller's informer cache, and the runtime's
-// Informer has no transform hook yet, so the running controller does not apply it.
+// §21.2 pod_cache_transform_test.go: the unit test ../pod-cache-transform.test.ts covers the
+// function; the scenario below reads the running controller's Pod cache, and every other scenario
+// runs with the transform on, which shows the metadata merge patches are unaffected.
 import { Labels } from '@agent-sandbox/api';
 import { PODS, realClock, type Clock, type TimerHandle } from '@agent-sandbox/kube';
 import type { OwnerReference } from '@agent-sandbox/kube-types';
@@ -87,6 +87,11 @@ async function warmSandbox(
   return { pod, claim };
 }
 
+async function markPodRunningWhenCreated(world: ScenarioWorld, name: string): Promise<void> {
+  await eventually(() => world.client.get<PodObject>(PODS, world.ns, name));
+  await markPodRunning(world.client, world.ns, name);
+}
+
 const adoptBody = (claim: OwnerReference): Record<string, unknown> => ({
   metadata: { ownerReferences: [claim] },
 });
@@ -114,6 +119,35 @@ export function defineWriteBehindScenarios(target: TestTarget): void {
         const { claim } = await warmSandbox(world, 'sync');
         await patchAndSettle(world, 'sync', adoptBody(claim));
         expect(await warmLabel(world, 'sync')).toBeUndefined();
+      });
+    });
+
+    describe('pod_cache_transform_test: the running controller caches stripped Pods', () => {
+      let world: ScenarioWorld;
+      beforeAll(async () => {
+        world = await openScenarioWorld(target);
+      });
+      afterAll(async () => {
+        await world?.close();
+      });
+
+      it('pod_cache_transform_test: cached Pods lose managedFields, finalizers and spec but nodeName; keep labels, owners and status', async () => {
+        await world.client.create(SANDBOXES, scriptedSandbox(world.ns, 'cached'));
+        await markPodRunningWhenCreated(world, 'cached');
+        const informer = world.controller.manager.getInformer<PodObject>(PODS);
+        const cached = await eventually(() => {
+          const p = informer.cache.get(`${world.ns}/cached`);
+          return p?.status?.phase === 'Running' ? p : undefined;
+        });
+        const served = await world.client.get<PodObject>(PODS, world.ns, 'cached');
+        expect(served.spec?.containers.length).toBe(1);
+        expect(served.metadata.managedFields?.length).toBeGreaterThan(0);
+        expect(cached.spec).toEqual({});
+        expect(cached.metadata.managedFields).toBeUndefined();
+        expect(cached.metadata.finalizers).toBeUndefined();
+        expect(cached.metadata.labels).toEqual(served.metadata.labels);
+        expect(cached.metadata.ownerReferences).toEqual(served.metadata.ownerReferences);
+        expect(cached.status?.podIPs).toEqual(served.status?.podIPs);
       });
     });
 
