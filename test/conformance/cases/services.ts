@@ -3,7 +3,7 @@
 // update. Allocated addresses differ between servers, so they are recorded as "an address in the
 // CIDR" instead of their value.
 import { nsPath, observe, type ConformanceCase } from '../case.ts';
-import type { HttpResult } from '../target.ts';
+import type { HttpResult, Target } from '../target.ts';
 
 const V1 = '/api/v1';
 /** The harness's --service-cluster-ip-range (test/cluster/src/components.ts). */
@@ -47,7 +47,28 @@ function maskService(value: unknown): unknown {
 }
 
 function seen(res: HttpResult): unknown {
-  return maskService(observe(res));
+  return maskNodePorts(maskService(observe(res)));
+}
+
+/** Allocated nodePorts as "in range" (their values differ between servers and runs). */
+function maskNodePorts(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value).replace(/"nodePort":(\d+)/g, (_m, n: string) =>
+      Number(n) >= 30000 && Number(n) <= 32767
+        ? '"nodePort":"<in range>"'
+        : `"nodePort":"<out of range: ${n}>"`,
+    ),
+  ) as unknown;
+}
+
+/** A Service address nobody else on the shared cluster is likely to hold. */
+function randomServiceIP(): string {
+  const n = 2 ** 16 + Math.floor(Math.random() * (2 ** 20 - 2 ** 17));
+  return `10.${96 + Math.floor(n / 65536)}.${Math.floor(n / 256) % 256}.${(n % 254) + 1}`;
+}
+
+function mergePatch(t: Target, path: string, body: unknown): Promise<HttpResult> {
+  return t.request('PATCH', path, { body, contentType: 'application/merge-patch+json' });
 }
 
 function service(name: string, spec: Record<string, unknown>): Record<string, unknown> {
@@ -145,6 +166,95 @@ export const SERVICE_CASES: ConformanceCase[] = [
         });
       const res = await t.request('GET', nsPath(V1, ns, 'services'));
       rec('list', seen(res));
+    },
+  },
+  {
+    name: 'services: a client-chosen clusterIP is checked against the range and other Services',
+    run: async (t, ns, rec) => {
+      const ip = randomServiceIP();
+      const create = (name: string, clusterIP: string) =>
+        t.request('POST', nsPath(V1, ns, 'services'), {
+          body: service(name, { clusterIP, ports: [port(80)] }),
+        });
+      const first = await create('chosen', ip);
+      rec('in range', seen(first));
+      rec('kept', (first.body as { spec?: { clusterIP?: string } }).spec?.clusterIP === ip);
+      const taken = observe(await create('taken', ip));
+      rec('already allocated', JSON.parse(JSON.stringify(taken).split(ip).join('<ip>')));
+      rec('kubernetes service address', observe(await create('first', '10.96.0.1')));
+      rec('outside the range', observe(await create('outside', '10.0.0.5')));
+      rec('not an IP', observe(await create('bogus', 'bogus')));
+    },
+  },
+  {
+    name: 'services: nodePorts are allocated, kept and checked',
+    run: async (t, ns, rec) => {
+      const path = nsPath(V1, ns, 'services');
+      const res = await t.request('POST', path, {
+        body: service('np', {
+          type: 'NodePort',
+          selector: { app: 'web' },
+          ports: [port(80, { name: 'http' }), port(443, { name: 'https' })],
+        }),
+      });
+      rec('create', seen(res));
+      const ports = (res.body as { spec: { ports: { nodePort: number }[] } }).spec.ports;
+      rec('distinct', new Set(ports.map((p) => p.nodePort)).size);
+      const taken = ports[0]?.nodePort ?? 0;
+      const dup = await t.request('POST', path, {
+        body: service('dup', { type: 'NodePort', ports: [port(80, { nodePort: taken })] }),
+      });
+      rec(
+        'already allocated',
+        JSON.parse(JSON.stringify(observe(dup)).split(String(taken)).join('<port>')),
+      );
+      const out = await t.request('POST', path, {
+        body: service('out', { type: 'NodePort', ports: [port(80, { nodePort: 40000 })] }),
+      });
+      rec('out of range', observe(out));
+      // A PUT without nodePorts keeps the ones the ports had.
+      const body = structuredClone(res.body) as { spec: { ports: Record<string, unknown>[] } };
+      for (const p of body.spec.ports) delete p['nodePort'];
+      const kept = await t.request('PUT', nsPath(V1, ns, 'services', 'np'), { body });
+      const keptPorts = (kept.body as { spec: { ports: { nodePort: number }[] } }).spec.ports;
+      rec(
+        'kept on update',
+        keptPorts.map((p) => p.nodePort).join() === ports.map((p) => p.nodePort).join(),
+      );
+    },
+  },
+  {
+    name: 'services: type changes allocate and release clusterIPs and nodePorts',
+    run: async (t, ns, rec) => {
+      const path = nsPath(V1, ns, 'services', 'web');
+      const created = await t.request('POST', nsPath(V1, ns, 'services'), {
+        body: service('web', { selector: { app: 'web' }, ports: [port(80, { name: 'http' })] }),
+      });
+      rec('ClusterIP', seen(created));
+      const steps: [string, Record<string, unknown>][] = [
+        ['NodePort', { spec: { type: 'NodePort' } }],
+        ['LoadBalancer', { spec: { type: 'LoadBalancer' } }],
+        ['back to ClusterIP', { spec: { type: 'ClusterIP' } }],
+        ['ExternalName without externalName', { spec: { type: 'ExternalName' } }],
+        ['ExternalName', { spec: { type: 'ExternalName', externalName: 'db.example.com' } }],
+        ['ClusterIP from ExternalName', { spec: { type: 'ClusterIP', externalName: null } }],
+        [
+          'LoadBalancer without nodePorts',
+          { spec: { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false } },
+        ],
+      ];
+      for (const [label, patch] of steps) rec(label, seen(await mergePatch(t, path, patch)));
+    },
+  },
+  {
+    name: 'services: a headless Service stays headless',
+    run: async (t, ns, rec) => {
+      const path = nsPath(V1, ns, 'services', 'db');
+      await t.request('POST', nsPath(V1, ns, 'services'), {
+        body: service('db', { clusterIP: 'None', selector: { app: 'db' }, ports: [port(5432)] }),
+      });
+      rec('label change', seen(await mergePatch(t, path, { metadata: { labels: { a: 'b' } } })));
+      rec('set an address', seen(await mergePatch(t, path, { spec: { clusterIP: '10.96.9.9' } })));
     },
   },
 ];

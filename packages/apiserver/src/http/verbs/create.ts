@@ -3,7 +3,8 @@ import { ApiError, alreadyExists, badRequest, plainInternal } from '../../errors
 import { prepareCreate, type KubeObject } from '../../objects.ts';
 import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
-import { allocateService, isService } from '../../resources/service-strategy.ts';
+import { allocateService } from '../../resources/service-allocation.ts';
+import { isService } from '../../resources/service-strategy.ts';
 import { StorageError } from '../../storage/errors.ts';
 import { admitObject } from '../admission.ts';
 import { readObject } from '../body.ts';

@@ -13,7 +13,8 @@ import {
 } from '../../patch/index.ts';
 import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
-import { allocateService, isService } from '../../resources/service-strategy.ts';
+import { allocateService } from '../../resources/service-allocation.ts';
+import { isService } from '../../resources/service-strategy.ts';
 import { admitObject } from '../admission.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { ignoredFieldsFor, mergeSchemaFor } from '../managed-fields.ts';

@@ -7,6 +7,8 @@ import { prepareUpdate, type KubeObject, type UpdateTarget } from '../../objects
 import { encode, objectKey } from '../../resource-store.ts';
 import { StorageError } from '../../storage/errors.ts';
 import type { StoredObject } from '../../storage/store.ts';
+import { allocateServiceUpdate } from '../../resources/service-allocation.ts';
+import { isService } from '../../resources/service-strategy.ts';
 import { admitObject } from '../admission.ts';
 import { trackUpdate } from '../managed-fields.ts';
 import type { Call, ServerParts } from '../context.ts';
@@ -52,6 +54,9 @@ export function writeUpdate(
   const prepared = prepareUpdate(r, current.obj, next, target(call));
   let admitted = admitObject(call, prepared, current.obj, opts, verb);
   if (manager !== undefined) admitted = trackUpdate(parts, call, current.obj, admitted, manager);
+  // Like kube's registry, after managedFields: allocated values belong to no manager.
+  if (isService(r) && target(call) === 'main')
+    allocateServiceUpdate(r, current.obj, admitted, parts.store, parts.ctx.random);
   if (current.obj.metadata.deletionTimestamp) {
     const added = newFinalizers(current.obj, admitted);
     if (added.length > 0) {
