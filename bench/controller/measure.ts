@@ -20,7 +20,10 @@ export function snapshot(
 ): Snapshot {
   return {
     at: performance.now(),
-    apiserver: parseSamples(apiserverText, ['apiserver_request_total']),
+    apiserver: parseSamples(apiserverText, [
+      'apiserver_request_total',
+      'apiserver_terminated_watchers_total',
+    ]),
     controller: parseSamples(controllerText, [
       'controller_runtime_reconcile_total',
       'controller_runtime_reconcile_time_seconds_sum',
@@ -45,6 +48,8 @@ export interface PhaseCost {
   apiWritesTotal: number;
   /** Of those, answered 409 Conflict or AlreadyExists. */
   apiWrites409: number;
+  /** Watches kube-apiserver closed because the client read too slowly, by resource. */
+  terminatedWatchers: Record<string, number>;
   /** Our controller's reconciles by result (success, error, requeue, requeue_after). */
   reconciles?: Record<string, number>;
   reconcilesTotal?: number;
@@ -81,6 +86,12 @@ export function phaseCost(before: Snapshot, after: Snapshot, withController: boo
     apiWrites: obj(apiWrites),
     apiWritesTotal: total(apiWrites),
     apiWrites409: conflicts(after.apiserver) - conflicts(before.apiserver),
+    terminatedWatchers: obj(
+      delta(
+        sumBy(before.apiserver, 'apiserver_terminated_watchers_total', ['resource']),
+        sumBy(after.apiserver, 'apiserver_terminated_watchers_total', ['resource']),
+      ),
+    ),
     cpuSeconds: cpuUsed(before.cpu, after.cpu),
   };
   if (!withController) return cost;

@@ -144,6 +144,11 @@ export function renderReport(r: ControllerResult): string {
         )}; watches reopened ${JSON.stringify(r.controller.watchReopens)}, relisted ${JSON.stringify(r.controller.watchRelists)}`,
     ],
     [
+      'ctl: watches closed by kube-apiserver',
+      fmt(Object.values(c.terminatedWatchers).reduce((a, b) => a + b, 0)),
+      `slow readers, all clients: ${JSON.stringify(c.terminatedWatchers)}`,
+    ],
+    [
       'ctl: controller CPU s',
       fmt(c.cpuSeconds['controller']),
       `${fmt(ms(c.cpuSeconds['controller']))} ms per Sandbox; ${ratio(c.cpuSeconds['controller'], rawCpu)} of raw apiserver+etcd CPU`,
