@@ -63,6 +63,14 @@ async function review(t: Target, token: string, audiences?: string[]): Promise<J
   return (res.body as Json)['status'] as Json;
 }
 
+/** The whole TokenReview answer, with the (per-server) token replaced. */
+async function fullReview(t: Target, token: string): Promise<unknown> {
+  const res = await t.request('POST', REVIEWS, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+  });
+  return JSON.parse(JSON.stringify(observe(res)).split(token).join('<token>'));
+}
+
 /** Polls until `check` holds (controllers and the real server's caches act asynchronously). */
 async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, tries = 100): Promise<T> {
   let v = await read();
@@ -154,6 +162,8 @@ export const SERVICE_ACCOUNT_CASES: ConformanceCase[] = [
       rec('vault token for vault', await review(t, vault, ['vault', 'x']));
       rec('vault token for the API', await review(t, vault));
       rec('garbage', await review(t, 'not-a-token'));
+      rec('whole answer', await fullReview(t, token));
+      rec('whole answer for garbage', await fullReview(t, 'not-a-token'));
       await t.request('DELETE', nsPath(V1, ns, 'serviceaccounts', 'bot'));
       rec(
         'after delete',

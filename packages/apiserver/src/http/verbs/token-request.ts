@@ -40,7 +40,7 @@ function readStored(store: StoreReader, key: string): KubeObject | undefined {
 }
 
 /** managedFields' fieldsV1 of a plain JSON object: objects recurse, everything else is a leaf. */
-function fieldsOf(value: Record<string, unknown>): Record<string, unknown> {
+export function fieldsOf(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(value).sort()) {
     const v = value[k];
