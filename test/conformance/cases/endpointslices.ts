@@ -214,6 +214,21 @@ export const ENDPOINTSLICE_CASES: ConformanceCase[] = [
         (r) => items(r).length === 1,
       );
       rec('placeholder', masked(items(placeholder)));
+      await t.request('POST', nsPath(V1, ns, 'services'), {
+        body: service('db', {
+          clusterIP: 'None',
+          selector: { app: 'nobody' },
+          ports: [{ port: 5432 }],
+        }),
+      });
+      const headless = await until(
+        () => slicesOf(t, ns, 'db'),
+        (r) => items(r).length === 1,
+      );
+      rec(
+        'headless labels',
+        items(headless).map((x) => (x['metadata'] as Json)['labels']),
+      );
       await new Promise((r) => setTimeout(r, 500));
       rec('no selector', items(await slicesOf(t, ns, 'api')).length);
     },
