@@ -161,3 +161,39 @@ export function reconcileSpanAttributes(sandbox: Sandbox): Record<string, string
   }
   return attributes;
 }
+
+/** A span event of the `reconcilePod` span (spec §19.2). */
+export interface PodStatusEvent {
+  name: 'ExistingPodStatusObserved' | 'NewPodStatusObserved';
+  attributes: { 'pod.Name': string; 'pod.Phase': string };
+}
+
+/**
+ * Which Pod the Pod step observed: the one it just created (`NewPodStatusObserved`, with the
+ * server's answer) or one already there (`ExistingPodStatusObserved`); none when there is no Pod.
+ */
+export function podStatusEvent(
+  executed: PodPlan,
+  pod: Pod | undefined,
+): PodStatusEvent | undefined {
+  const created = executed.write.action === 'Create';
+  // A create the server did not answer observed nothing (executed.pod is only the desired Pod).
+  const observed = created ? pod : (pod ?? executed.pod);
+  if (observed === undefined) return undefined;
+  return {
+    name: created ? 'NewPodStatusObserved' : 'ExistingPodStatusObserved',
+    attributes: {
+      'pod.Name': observed.metadata?.name ?? '',
+      'pod.Phase': observed.status?.phase ?? '',
+    },
+  };
+}
+
+/** The PVC step's error for its span: a refusal in the plan or a failed write. */
+export function pvcStepError(
+  plan: Extract<SandboxPlan, { phase: 'Reconcile' }>,
+  outcome: PlanOutcome,
+): Error | undefined {
+  const refusal = plan.pvcs.find((a) => a.action === 'Error');
+  return refusal?.action === 'Error' ? refusal.error : outcome.pvcError;
+}

@@ -2,7 +2,9 @@
 // caches, calls planSandbox, executes the writes (creates, metadata merge patches, deletes with a
 // UID precondition), records events, and writes the status as an unlocked merge patch of
 // `sandboxes/status` (§11.8). Level-triggered and idempotent; it never writes the user's spec.
-import type { v1beta1 } from '@agent-sandbox/api';
+// Tracing (§19.2): `ReconcileSandbox` continues the trace in the Sandbox's trace-context
+// annotation, with child spans `reconcilePVCs` and `reconcilePod`.
+import { Annotations, type v1beta1 } from '@agent-sandbox/api';
 import {
   InvalidArgumentError,
   PODS,
@@ -20,14 +22,19 @@ import type {
   Request,
   Result,
 } from '@agent-sandbox/runtime';
+import { trace, type Context } from '@opentelemetry/api';
 import { ControllersError } from '../errors.ts';
+import { recordSpanError, inSpan } from '../tracing/spans.ts';
+import { annotationFromContext, contextFromAnnotation } from '../tracing/trace-context.ts';
 import { SANDBOXES, SandboxChildren } from './child-writes.ts';
 import { SANDBOX_FIELD_OWNER } from './desired-pod.ts';
-import { recordSandboxEvent } from './events.ts';
+import { SandboxEventRecorder, type SandboxEventRecorderOptions } from './events.ts';
 import { expiredStatus, expiryAfterReconcile, type ExpiryTeardown } from './expiry.ts';
 import {
   observedChildren,
   planSandbox,
+  podStatusEvent,
+  pvcStepError,
   reconcileSpanAttributes,
   returnedErrors,
   type PlanOutcome,
@@ -42,6 +49,8 @@ type Sandbox = v1beta1.Sandbox & KubeObject;
 type SandboxStatus = v1beta1.SandboxStatus;
 type Obj<T> = T & KubeObject;
 type ReconcilePlan = Extract<SandboxPlan, { phase: 'Reconcile' }>;
+/** The reconcile context plus the context holding the `ReconcileSandbox` span. */
+type PassContext = ReconcileContext & { spanContext: Context };
 
 export interface SandboxReconcilerOptions {
   client: KubeClient;
@@ -51,6 +60,8 @@ export interface SandboxReconcilerOptions {
   clusterDomain?: string;
   /** `--sandbox-write-behind-window` in ms (capped at 1s, §11.9). @default 0 (synchronous) */
   writeBehindWindowMs?: number;
+  /** How repeated identical Events are folded into one (count, lastTimestamp). */
+  events?: SandboxEventRecorderOptions;
   clock?: Clock;
 }
 
@@ -61,6 +72,7 @@ export class SandboxReconciler implements Reconciler {
   readonly #clock: Clock;
   readonly #writeBehindWindowMs: number;
   readonly #writeBehind = new WriteBehindClock();
+  readonly #events: SandboxEventRecorder;
 
   constructor(options: SandboxReconcilerOptions) {
     if (!options.client) throw new InvalidArgumentError('sandbox reconciler needs a client');
@@ -70,6 +82,7 @@ export class SandboxReconciler implements Reconciler {
     this.#clusterDomain = options.clusterDomain;
     this.#clock = options.clock ?? realClock;
     this.#writeBehindWindowMs = writeBehindWindowMs(options.writeBehindWindowMs ?? 0);
+    this.#events = new SandboxEventRecorder(options.client, options.events);
   }
 
   async reconcile(req: Request, ctx: ReconcileContext): Promise<Result | void> {
@@ -78,17 +91,54 @@ export class SandboxReconciler implements Reconciler {
       this.#writeBehind.clear(`${req.namespace}/${req.name}`);
       return;
     }
-    const span = ctx.tracer.startSpan('ReconcileSandbox', {
-      attributes: reconcileSpanAttributes(sandbox),
-    });
+    const traceContext = sandbox.metadata.annotations?.[Annotations.TraceContext];
+    const parent = contextFromAnnotation(traceContext);
+    if ('ignored' in parent) {
+      ctx.logger.debug(
+        { annotation: Annotations.TraceContext, value: traceContext, reason: parent.ignored },
+        'ignoring a malformed trace-context annotation; the reconcile starts a new trace',
+      );
+    }
+    const span = ctx.tracer.startSpan(
+      'ReconcileSandbox',
+      { attributes: reconcileSpanAttributes(sandbox) },
+      parent.context,
+    );
+    const pass: PassContext = { ...ctx, spanContext: trace.setSpan(parent.context, span) };
     try {
-      return await this.#reconcile(sandbox, ctx);
+      // §11.2 step 4: a recording span means tracing is on; stamp the trace on a Sandbox that
+      // has none, so later passes (and whoever reads it) join this trace.
+      if (span.isRecording() && !traceContext) await this.#stampTraceContext(sandbox, pass);
+      return await this.#reconcile(sandbox, pass);
+    } catch (err: unknown) {
+      recordSpanError(span, err);
+      throw err;
     } finally {
       span.end();
     }
   }
 
-  async #reconcile(sandbox: Sandbox, ctx: ReconcileContext): Promise<Result | void> {
+  /** Merge-patches the `opentelemetry.io/trace-context` annotation; NotFound is ignored. */
+  async #stampTraceContext(sandbox: Sandbox, ctx: PassContext): Promise<void> {
+    const value = annotationFromContext(ctx.spanContext);
+    if (value === undefined) return;
+    try {
+      await this.#client.patch(
+        SANDBOXES,
+        sandbox.metadata.namespace ?? '',
+        sandbox.metadata.name ?? '',
+        {
+          type: 'merge',
+          body: { metadata: { annotations: { [Annotations.TraceContext]: value } } },
+        },
+        { fieldManager: SANDBOX_FIELD_OWNER, signal: ctx.signal },
+      );
+    } catch (err: unknown) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  async #reconcile(sandbox: Sandbox, ctx: PassContext): Promise<Result | void> {
     const now = new Date(this.#clock.now());
     const plan = planSandbox(sandbox, this.#children.reads(sandbox), now);
     switch (plan.phase) {
@@ -111,23 +161,32 @@ export class SandboxReconciler implements Reconciler {
     sandbox: Sandbox,
     plan: ReconcilePlan,
     now: Date,
-    ctx: ReconcileContext,
+    ctx: PassContext,
   ): Promise<Result | void> {
     const outcome: PlanOutcome = { now };
-    outcome.pvcError = await this.#children.pvcs(sandbox, plan.pvcs, ctx.signal);
+    await inSpan(ctx.tracer, ctx.spanContext, 'reconcilePVCs', {}, async (span) => {
+      outcome.pvcError = await this.#children.pvcs(sandbox, plan.pvcs, ctx.signal);
+      const failed = pvcStepError(plan, outcome);
+      if (failed !== undefined) recordSpanError(span, failed);
+    });
 
     const deferred = this.#deferPodWrite(sandbox, plan.pod, now);
     let podPlan = deferred.plan;
-    try {
-      const executed = await this.#children.pod(sandbox, podPlan, ctx.signal);
-      podPlan = executed.plan;
-      outcome.pod = executed.pod;
-    } catch (err: unknown) {
-      outcome.podWriteError = asError(err);
-    }
+    await inSpan(ctx.tracer, ctx.spanContext, 'reconcilePod', {}, async (span) => {
+      try {
+        const executed = await this.#children.pod(sandbox, podPlan, ctx.signal);
+        podPlan = executed.plan;
+        outcome.pod = executed.pod;
+        const event = podStatusEvent(executed.plan, executed.pod);
+        if (event !== undefined) span.addEvent(event.name, event.attributes);
+      } catch (err: unknown) {
+        outcome.podWriteError = asError(err);
+      }
+      const failed = outcome.podWriteError ?? podPlan.error;
+      if (failed !== undefined) recordSpanError(span, failed);
+    });
     if (plan.multiplePodsEvent !== undefined) {
-      const failed = await recordSandboxEvent(
-        this.#client,
+      const failed = await this.#events.record(
         sandbox,
         {
           type: 'Warning',
