@@ -26,6 +26,8 @@ export interface ManagerProcess {
   readonly exited: Promise<number | null>;
   /** Everything the process wrote (JSON log lines). */
   output(): string;
+  /** When (epoch ms) it logged `starting workers`: its caches had synced. */
+  workersStartedAt(): number | undefined;
   sample(): Promise<ManagerSample>;
   /** SIGKILL and wait for the exit. */
   kill(): Promise<void>;
@@ -51,10 +53,13 @@ export function startManager(kubeconfigPath: string, extraArgs: string[] = []): 
     { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
+  let workersStartedAt: number | undefined;
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const serving = new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer): void => {
       out += d.toString();
+      if (workersStartedAt === undefined && out.includes('"msg":"starting workers"'))
+        workersStartedAt = Date.now();
       const address = servingAddress(out);
       if (address !== undefined) resolve(address);
     };
@@ -70,6 +75,7 @@ export function startManager(kubeconfigPath: string, extraArgs: string[] = []): 
     serving,
     exited,
     output: () => out,
+    workersStartedAt: () => workersStartedAt,
     sample: async () => parseSample(await (await fetch(`http://${await serving}/metrics`)).text()),
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -47,6 +47,8 @@ export interface Generation {
   startupMs: number;
   /** ms it lived after serving. */
   liveMs: number;
+  /** ms from serving until its caches synced and workers started; undefined: never did. */
+  syncMs: number | undefined;
   sample: ManagerSample;
   killed: boolean;
 }
@@ -112,6 +114,7 @@ export async function runRestartChaos(
         index,
         startupMs: servingAt - spawnedAt,
         liveMs: Date.now() - servingAt,
+        syncMs: sinceServing(manager, servingAt),
         sample,
         killed: true,
       };
@@ -145,6 +148,7 @@ export async function runRestartChaos(
       index: plan.kills.length,
       startupMs: servingAt - finalStart,
       liveMs: Date.now() - servingAt,
+      syncMs: sinceServing(manager, servingAt),
       sample,
       killed: false,
     };
@@ -165,11 +169,18 @@ export async function runRestartChaos(
   }
 }
 
+function sinceServing(manager: ManagerProcess, servingAt: number): number | undefined {
+  const started = manager.workersStartedAt();
+  return started === undefined ? undefined : Math.max(0, started - servingAt);
+}
+
 function describeGeneration(g: Generation): string {
   const s = g.sample;
   return (
     `manager ${g.index}${g.killed ? ' SIGKILLed' : ' (final)'} after ${g.liveMs} ms serving ` +
-    `(startup ${g.startupMs} ms): ${s.reconciles} reconciles (${s.reconcileErrors} errors), ` +
+    `(startup ${g.startupMs} ms, ` +
+    (g.syncMs === undefined ? 'caches never synced' : `workers after ${g.syncMs} ms`) +
+    `): ${s.reconciles} reconciles (${s.reconcileErrors} errors), ` +
     `${s.writes} API writes; at the ${g.killed ? 'kill' : 'end'}: ` +
     `${s.activeWorkers} reconciles in flight, ${s.queueDepth} queued`
   );
