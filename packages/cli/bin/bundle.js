@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// Builds dist/agent-sandbox.js, one ESM file holding the CLI and every @agent-sandbox/* package it
+// imports, so `npx agent-sandbox` and `npm start` skip tsx's compile at load (ADR 0013). Run by
+// the root `prepare` script on `npm install`, or by hand: `npm run build`.
+//
+// Third-party packages stay external (loaded from node_modules as usual: better-sqlite3's native
+// addon, pino's worker transports). dist/agent-sandbox.manifest.json lists every source file the
+// bundle was built from with its size and mtime; the launcher (agent-sandbox.js) uses the bundle
+// only while all of them are unchanged and runs the sources through tsx otherwise.
+//
+// Plain JavaScript on purpose: it runs before anything is compiled.
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const CLI = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = resolve(CLI, '../..');
+const DIST = join(CLI, 'dist');
+export const BUNDLE = join(DIST, 'agent-sandbox.js');
+export const MANIFEST = join(DIST, 'agent-sandbox.manifest.json');
+
+/**
+ * Packages loaded from node_modules at run time rather than bundled: native addons, and packages
+ * that start workers or read files by their own path. Everything else, ours and third-party, is
+ * bundled: loading a few hundred small CommonJS files (undici, typebox, ...) was most of what was
+ * left of the start time once tsx was gone (ADR 0013).
+ */
+const EXTERNAL = new Set(['better-sqlite3', 'pino', 'esbuild', 'tsx']);
+const packageName = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
+const externalPackages = {
+  name: 'external-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      EXTERNAL.has(packageName(args.path)) ? { path: args.path, external: true } : undefined,
+    );
+  },
+};
+
+/**
+ * Sources find their data files next to themselves (`new URL('./data/x.json', import.meta.url)`);
+ * in one bundle every module would share the bundle's URL, so each keeps its own.
+ */
+const ownImportMeta = {
+  name: 'own-import-meta',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('import.meta')) return undefined;
+      const contents = source
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
+        .replaceAll('import.meta.filename', JSON.stringify(args.path));
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+function stamp(path) {
+  const st = statSync(path);
+  return { size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/** Builds the bundle; returns its manifest, or undefined when esbuild is not installed. */
+export async function bundle({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+  let esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    log('agent-sandbox bundle: esbuild is not installed (devDependency); the CLI runs from source');
+    return undefined;
+  }
+  const started = performance.now();
+  for (let attempt = 1; ; attempt++) {
+    const buildStart = Date.now();
+    const tmp = `${BUNDLE}.${process.pid}.tmp`;
+    const result = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: [join(CLI, 'src/main.ts')],
+      outfile: tmp,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      metafile: true,
+      logLevel: 'warning',
+      // Bundled CommonJS calls require() for Node's built-ins; an ES module has none of its own.
+      banner: {
+        js: "import { createRequire as __agentSandboxRequire } from 'node:module'; const require = __agentSandboxRequire(import.meta.url);",
+      },
+      plugins: [externalPackages, ownImportMeta],
+    });
+    // The package.json files decide how workspace imports resolve, so they count as inputs too.
+    const inputs = new Set(Object.keys(result.metafile.inputs).map((p) => resolve(ROOT, p)));
+    for (const dir of JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).workspaces)
+      inputs.add(join(ROOT, dir, 'package.json'));
+    inputs.add(join(ROOT, 'package.json'));
+    inputs.add(join(ROOT, 'tsconfig.json'));
+    inputs.add(fileURLToPath(import.meta.url));
+    const stamps = Object.fromEntries([...inputs].sort().map((p) => [p, stamp(p)]));
+    // A file saved while esbuild read the tree may be in the bundle half-old: build again.
+    const edited = Object.entries(stamps).find(([, s]) => s.mtimeMs >= buildStart);
+    if (edited && attempt < 3) continue;
+    const manifest = {
+      bundle: 'agent-sandbox.js',
+      builtAt: new Date().toISOString(),
+      node: process.version,
+      esbuild: esbuild.version,
+      inputs: stamps,
+    };
+    // Bundle first, manifest last, each by rename: a reader sees the old pair or the new one,
+    // and a bundle without its manifest is never used.
+    renameSync(tmp, BUNDLE);
+    const manifestTmp = `${MANIFEST}.${process.pid}.tmp`;
+    writeFileSync(manifestTmp, `${JSON.stringify(manifest, null, 1)}\n`);
+    renameSync(manifestTmp, MANIFEST);
+    log(
+      `agent-sandbox bundle: ${BUNDLE} from ${inputs.size} files in ${Math.round(performance.now() - started)} ms`,
+    );
+    return manifest;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // --if-possible (the `prepare` script): a build error must not fail `npm install`; the
+  // launcher then keeps running the sources, as without a bundle.
+  const ifPossible = process.argv.includes('--if-possible');
+  try {
+    mkdirSync(DIST, { recursive: true });
+    await bundle();
+  } catch (err) {
+    process.stderr.write(`agent-sandbox bundle: build failed, the CLI runs from source: ${err}\n`);
+    if (!ifPossible) process.exitCode = 1;
+  }
+}
