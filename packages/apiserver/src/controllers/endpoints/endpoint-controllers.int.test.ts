@@ -150,4 +150,18 @@ describe('endpoint controllers', () => {
       async () => (await slicesOf('web')).length === 0 && !(await c.exists(`${ENDPOINTS}/web`)),
     );
   });
+
+  it('replaces the slices of a Service recreated under the same name', async () => {
+    const spec = { selector: { app: 'nobody' }, ports: [{ port: 80 }] };
+    await c.create(SERVICES, { metadata: { name: 'again' }, spec });
+    await eventually('placeholder', async () => (await slicesOf('again')).length === 1);
+    await c.delete(`${SERVICES}/again`);
+    const second = await c.create(SERVICES, { metadata: { name: 'again' }, spec });
+    await eventually('one slice owned by the new Service', async () => {
+      const slices = await slicesOf('again');
+      return (
+        slices.length === 1 && slices[0]?.metadata.ownerReferences?.[0]?.uid === second.metadata.uid
+      );
+    });
+  });
 });

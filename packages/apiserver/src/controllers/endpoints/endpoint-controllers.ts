@@ -150,10 +150,16 @@ export class EndpointControllers {
     time: string | undefined,
   ): void {
     const r = this.#resource('discovery.k8s.io', 'endpointslices');
-    const existing = this.#list(keyPrefix(r, ns)).filter((s) => {
+    const labelled = this.#list(keyPrefix(r, ns)).filter((s) => {
       const labels = s.metadata.labels ?? {};
       return labels[SERVICE_NAME_LABEL] === name && labels[MANAGED_BY_LABEL] === SLICE_CONTROLLER;
     });
+    // Slices of an earlier Service of the same name are not reused: they go.
+    const owned = (s: KubeObject) =>
+      svc !== undefined &&
+      (s.metadata.ownerReferences ?? []).some((o) => o.uid === svc.metadata.uid);
+    const existing = labelled.filter(owned);
+    const stale = labelled.filter((s) => !owned(s));
     const wanted = svc && managedSelector(svc) ? sliceContents(endpoints) : [];
     const labels = svc
       ? publishedLabels(svc, { [MANAGED_BY_LABEL]: SLICE_CONTROLLER, [SERVICE_NAME_LABEL]: name })
@@ -197,7 +203,7 @@ export class EndpointControllers {
             generateName: `${name}-`,
             labels: { ...labels },
             ...(time !== undefined ? { annotations: { [TRIGGER_TIME_ANNOTATION]: time } } : {}),
-            ownerReferences: [serviceOwner(svc) as never],
+            ownerReferences: [serviceOwner(svc)],
           },
           addressType: 'IPv4',
           ...(content.endpoints ? { endpoints: content.endpoints } : {}),
@@ -205,7 +211,8 @@ export class EndpointControllers {
         });
       }
     }
-    for (const s of unmatched) deleteObject(this.#parts, r, ns, s.metadata.name ?? '');
+    for (const s of [...unmatched, ...stale])
+      deleteObject(this.#parts, r, ns, s.metadata.name ?? '');
   }
 
   #syncEndpoints(

@@ -2,6 +2,7 @@
 // (kube puts endpoints whose named ports resolve differently into different slices, and keeps
 // one placeholder slice with no endpoints and no ports when there are none) and the core
 // Endpoints' subsets (ready and not-ready addresses per port set; terminating Pods left out).
+import type { OwnerReference } from '@agent-sandbox/kube-types';
 import type { KubeObject } from '../../objects.ts';
 import type { EndpointPort, PodEndpoint } from './desired.ts';
 
@@ -66,7 +67,7 @@ export function endpointSubsets(endpoints: readonly PodEndpoint[]): Json[] | und
 }
 
 /** The ownerReference kube's endpointslice controller puts on its slices. */
-export function serviceOwner(svc: KubeObject): Json {
+export function serviceOwner(svc: KubeObject): OwnerReference {
   return {
     apiVersion: 'v1',
     kind: 'Service',
