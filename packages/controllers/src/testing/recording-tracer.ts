@@ -1,5 +1,7 @@
 // RecordingTracer: an in-memory OpenTelemetry Tracer for scenario tests that assert on spans.
 import type { ReconcileContext } from '@agent-sandbox/runtime';
+import { SpanStatusCode, isSpanContextValid, trace, type Context } from '@opentelemetry/api';
+import { randomBytes } from 'node:crypto';
 
 /** The real OpenTelemetry Tracer interface, as the runtime hands it to reconcilers. */
 export type Tracer = ReconcileContext['tracer'];
@@ -11,6 +13,15 @@ export interface RecordedSpan {
   name: string;
   attributes: Record<string, unknown>;
   ended: boolean;
+  /** Fresh ids per span; the trace id is the parent's when the start context carried one. */
+  traceId: string;
+  spanId: string;
+  /** The span id of the parent in the context the span was started with. */
+  parentSpanId?: string;
+  /** `addEvent` calls, in order (recordException adds an `exception` event, like the SDK). */
+  events: { name: string; attributes: Record<string, unknown> }[];
+  /** The last `setStatus`; UNSET until then. */
+  status: { code: SpanStatusCode; message?: string };
 }
 
 /**
@@ -21,10 +32,28 @@ export interface RecordedSpan {
 export class RecordingTracer implements Tracer {
   readonly spans: RecordedSpan[] = [];
 
-  startSpan(name: string, options: { attributes?: SpanAttributes } = {}): Span {
-    const recorded: RecordedSpan = { name, attributes: { ...options.attributes }, ended: false };
+  startSpan(name: string, options: { attributes?: SpanAttributes } = {}, ctx?: Context): Span {
+    const parent = ctx === undefined ? undefined : trace.getSpanContext(ctx);
+    const valid = parent !== undefined && isSpanContextValid(parent);
+    const recorded: RecordedSpan = {
+      name,
+      attributes: { ...options.attributes },
+      ended: false,
+      traceId: valid ? parent.traceId : randomBytes(16).toString('hex'),
+      spanId: randomBytes(8).toString('hex'),
+      ...(valid ? { parentSpanId: parent.spanId } : {}),
+      events: [],
+      status: { code: SpanStatusCode.UNSET },
+    };
     this.spans.push(recorded);
     return recordingSpan(recorded);
+  }
+
+  /** The ended spans whose parent is `span`, in start order. */
+  childrenOf(span: RecordedSpan): RecordedSpan[] {
+    return this.spans.filter(
+      (s) => s.ended && s.traceId === span.traceId && s.parentSpanId === span.spanId,
+    );
   }
 
   startActiveSpan<F extends (span: Span) => unknown>(
@@ -40,8 +69,8 @@ export class RecordingTracer implements Tracer {
 function recordingSpan(recorded: RecordedSpan): Span {
   const span: Span = {
     spanContext: () => ({
-      traceId: '0'.repeat(31) + '1',
-      spanId: '0'.repeat(15) + '1',
+      traceId: recorded.traceId,
+      spanId: recorded.spanId,
       traceFlags: 1,
     }),
     setAttribute: (key, value) => {
@@ -52,10 +81,21 @@ function recordingSpan(recorded: RecordedSpan): Span {
       Object.assign(recorded.attributes, attributes);
       return span;
     },
-    addEvent: () => span,
+    addEvent: (name, attributesOrTime) => {
+      // The second argument is either the event's attributes or its time (number, HrTime, Date).
+      const isTime =
+        typeof attributesOrTime !== 'object' ||
+        Array.isArray(attributesOrTime) ||
+        attributesOrTime instanceof Date;
+      recorded.events.push({ name, attributes: isTime ? {} : { ...attributesOrTime } });
+      return span;
+    },
     addLink: () => span,
     addLinks: () => span,
-    setStatus: () => span,
+    setStatus: (status) => {
+      recorded.status = { ...status };
+      return span;
+    },
     updateName: (name) => {
       recorded.name = name;
       return span;
@@ -64,7 +104,10 @@ function recordingSpan(recorded: RecordedSpan): Span {
       recorded.ended = true;
     },
     isRecording: () => !recorded.ended,
-    recordException: () => undefined,
+    recordException: (exception) => {
+      const message = typeof exception === 'string' ? exception : (exception.message ?? '');
+      recorded.events.push({ name: 'exception', attributes: { 'exception.message': message } });
+    },
   };
   return span;
 }
