@@ -24,12 +24,26 @@ let collector: Server;
 let collectorUrl: string;
 /** Span names the fake OTLP/HTTP collector received. */
 const exportedSpans: string[] = [];
+/** The spans themselves (OTLP/JSON), for parent links and events. */
+interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  events: { name: string }[];
+}
+const exportedSpanData: ExportedSpan[] = [];
 beforeAll(async () => {
   collector = createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       for (const m of body.matchAll(/"name":"([A-Za-z]+)","kind"/g)) exportedSpans.push(m[1] ?? '');
+      const request = JSON.parse(body) as {
+        resourceSpans: { scopeSpans: { spans: ExportedSpan[] }[] }[];
+      };
+      for (const rs of request.resourceSpans)
+        for (const ss of rs.scopeSpans) exportedSpanData.push(...ss.spans);
       res.end('{}');
     });
   });
@@ -156,6 +170,18 @@ describe('agent-sandbox controller (child process, embedded API server)', () => 
       expect(released.spec?.holderIdentity ?? '').toBe('');
       // Spans are flushed on shutdown.
       expect(exportedSpans).toContain('ReconcileSandbox');
+      // The first pass stamped its trace on the Sandbox (§11.2 step 4); its children are there.
+      const sandbox = await client.get<KubeObject>(SANDBOXES, 'default', 'cli-sb');
+      const stamped = JSON.parse(
+        sandbox.metadata.annotations?.['opentelemetry.io/trace-context'] ?? '{}',
+      ) as { traceparent?: string };
+      const first = exportedSpanData.find(
+        (s) => s.name === 'ReconcileSandbox' && stamped.traceparent?.includes(s.spanId),
+      );
+      expect(stamped.traceparent).toBe(`00-${first?.traceId}-${first?.spanId}-01`);
+      const children = exportedSpanData.filter((s) => s.parentSpanId === first?.spanId);
+      expect(children.map((s) => s.name)).toEqual(['reconcilePVCs', 'reconcilePod']);
+      expect(children[1]?.events.map((e) => e.name)).toEqual(['NewPodStatusObserved']);
     } finally {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
