@@ -81,12 +81,14 @@ export function checkInvariants(
 ): string[] {
   const out: string[] = [];
   const unserved = options.unservedFinalizers ?? [];
+  // Gone for our purposes: deleted, and held only by finalizers nobody here will remove. A
+  // deleted object without finalizers is still terminating (graceful Pod deletion).
+  const isHeldOnlyByUnserved = (o: KubeObject): boolean => {
+    const finalizers = o.metadata.finalizers ?? [];
+    return finalizers.length > 0 && finalizers.every((f) => unserved.includes(f));
+  };
   const present = <T extends KubeObject>(objs: T[]): T[] =>
-    objs.filter(
-      (o) =>
-        !o.metadata.deletionTimestamp ||
-        !(o.metadata.finalizers ?? []).every((f) => unserved.includes(f)),
-    );
+    objs.filter((o) => !o.metadata.deletionTimestamp || !isHeldOnlyByUnserved(o));
   const state: ObservedState = {
     sandboxes: observed.sandboxes,
     pods: present(observed.pods),
