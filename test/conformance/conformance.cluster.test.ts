@@ -14,6 +14,8 @@ import { DISCOVERY_CASES } from './cases/discovery.ts';
 import { ENDPOINTSLICE_CASES } from './cases/endpointslices.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
+import { POD_VALIDATION_CASES } from './cases/pod-validation.ts';
+import { POD_CASES } from './cases/pods.ts';
 import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
 import { SERVICE_CASES } from './cases/services.ts';
 import { TABLE_CASES } from './cases/tables.ts';
@@ -30,6 +32,8 @@ const CASES: ConformanceCase[] = [
   ...SERVICE_CASES,
   ...SERVICE_ACCOUNT_CASES,
   ...ENDPOINTSLICE_CASES,
+  ...POD_CASES,
+  ...POD_VALIDATION_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {

@@ -9,6 +9,7 @@ import {
 } from './controllers/namespace-strategy.ts';
 import { defaultEndpointSlice, isEndpointSlice } from './resources/endpointslice-strategy.ts';
 import { defaultService, isService, prepareServiceUpdate } from './resources/service-strategy.ts';
+import { isPod, preparePodCreate, preparePodStatusUpdate } from './resources/pods-strategy.ts';
 
 export type KubeObject = Record<string, unknown> & {
   metadata: ObjectMeta;
@@ -67,21 +68,11 @@ export function prepareCreate(
   // A custom resource with a status subresource cannot set status on create (§6.1).
   if (r.hasStatus && r.crd) delete obj['status'];
   if (r.group === '' && r.plural === 'namespaces') prepareNamespaceCreate(obj);
-  // kube's Pod strategy (PrepareForCreate) starts every Pod in phase Pending.
-  if (r.group === '' && r.plural === 'pods') preparePodCreate(obj);
+  // kube's Pod strategy (PrepareForCreate) discards the client's status: Pending plus the QoS class.
+  if (isPod(r)) preparePodCreate(obj);
   // ClusterIP allocation needs the store: create and apply-create call allocateService after.
   if (isService(r)) defaultService(obj);
   if (isEndpointSlice(r)) defaultEndpointSlice(obj);
-}
-
-function preparePodCreate(obj: KubeObject): void {
-  const status = obj['status'];
-  const out: Record<string, unknown> =
-    typeof status === 'object' && status !== null && !Array.isArray(status)
-      ? { ...(status as Record<string, unknown>) }
-      : {};
-  if (out['phase'] === undefined || out['phase'] === '') out['phase'] = 'Pending';
-  obj['status'] = out;
 }
 
 /** The object without metadata (and without status when status is a subresource): what bumps generation. */
@@ -108,7 +99,9 @@ export function prepareUpdate(
   target: UpdateTarget,
 ): KubeObject {
   let out: KubeObject;
-  if (target === 'status') {
+  if (target === 'status' && isPod(r)) {
+    out = preparePodStatusUpdate(old, next);
+  } else if (target === 'status') {
     out = structuredClone(old);
     if (next['status'] === undefined) delete out['status'];
     else out['status'] = next['status'];

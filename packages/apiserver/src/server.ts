@@ -34,6 +34,7 @@ import { formatTime, type ServerContext } from './objects.ts';
 import { serveOpenApi } from './openapi/index.ts';
 import { ResourceCodec, type Converter } from './resource-store.ts';
 import { ResourceRegistry } from './resources/registry.ts';
+import { bindingsMethodNotAllowed, bindPod, isBindingRequest } from './resources/pods-binding.ts';
 import type { ResourceInfo } from './resources/resource.ts';
 import type { Store } from './storage/store.ts';
 import { generateServiceAccountKey } from './tls/service-account-key.ts';
@@ -282,6 +283,10 @@ export class ApiServer {
       POD_STREAM_SUBRESOURCES.has(req.subresource)
     ) {
       return podStream(parts, call, this.#options.podStreams);
+    }
+    if (isBindingRequest(r, req.subresource)) {
+      if (req.verb === 'create') return bindPod(parts, call);
+      if (r.plural === 'bindings') throw bindingsMethodNotAllowed();
     }
     if (req.subresource !== undefined && req.subresource !== 'status')
       throw methodNotAllowed(req.verb, r);

@@ -11,6 +11,9 @@ import {
 } from '@agent-sandbox/crd-schema';
 import { badRequest, invalid, statusError } from '../errors.ts';
 import { isEndpointSlice, validateEndpointSlice } from '../resources/endpointslice-strategy.ts';
+import { isPod } from '../resources/pods-strategy.ts';
+import { validatePodSpecUpdate } from '../resources/pods-update-validation.ts';
+import { isPodSpecPathCheckedHere, validatePodSpec } from '../resources/pods-validation.ts';
 import { readPath } from './field-path.ts';
 import type { KubeObject } from '../objects.ts';
 import type { Call } from './context.ts';
@@ -36,7 +39,10 @@ export function admitObject(
     const result = admit(schema, obj, old);
     admitted = result.object as KubeObject;
     pruned = result.pruned;
-    schemaIssues.push(...result.issues);
+    // A Pod's required and duplicate checks are kube's handwritten ones (pods-validation.ts).
+    schemaIssues.push(
+      ...(isPod(r) ? result.issues.filter(isSchemaIssueKeptForPods) : result.issues),
+    );
   }
   if (pruned.length > 0 && opts.fieldValidation === 'Strict') {
     const list = pruned.map((p) => `unknown field "${p}"`).join(', ');
@@ -82,6 +88,13 @@ export function admitObject(
   issues.push(...schemaIssues, ...scaleReplicasIssues(call, admitted));
   // Built-in kinds' own validation (kube's Validate<Kind>) after the generic checks.
   if (isEndpointSlice(r)) issues.push(...validateEndpointSlice(admitted, old));
+  if (isPod(r) && call.req.subresource === undefined) {
+    issues.push(
+      ...(old
+        ? validatePodSpecUpdate(admitted['spec'], old['spec'])
+        : validatePodSpec(admitted['spec'])),
+    );
+  }
   if (issues.length > 0) {
     const name = admitted.metadata.name ?? admitted.metadata.generateName ?? '';
     throw invalid(
@@ -128,4 +141,9 @@ const BLOCKING: ReadonlySet<string> = new Set([
 
 function isBlocking(issue: FieldIssue): boolean {
   return BLOCKING.has(issue.type);
+}
+
+function isSchemaIssueKeptForPods(issue: FieldIssue): boolean {
+  if (issue.type === 'FieldValueDuplicate') return false;
+  return !(issue.type === 'FieldValueRequired' && isPodSpecPathCheckedHere(issue.field));
 }

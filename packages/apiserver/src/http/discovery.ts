@@ -15,7 +15,9 @@ function apiResource(r: ResourceInfo, version: string): Json[] {
   };
   if (r.shortNames.length > 0) main['shortNames'] = [...r.shortNames];
   if (r.categories.length > 0) main['categories'] = [...r.categories];
-  main['storageVersionHash'] = storageVersionHash(r.group, r.storageVersion, r.kind);
+  // Only stored resources have a storage version; create-only ones (bindings, tokenreviews) don't.
+  if (r.verbs.includes('get'))
+    main['storageVersionHash'] = storageVersionHash(r.group, r.storageVersion, r.kind);
   const subs = (r.subresourcesByVersion.get(version) ?? []).map((s) => {
     const entry: Json = {
       name: `${r.plural}/${s.name}`,

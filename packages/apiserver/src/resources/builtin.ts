@@ -42,6 +42,16 @@ function status(kind: string): SubresourceInfo {
 
 export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
   {
+    // The legacy way to bind a Pod (POST a Binding named like the Pod); kube still serves it.
+    group: '',
+    version: 'v1',
+    plural: 'bindings',
+    singular: 'binding',
+    kind: 'Binding',
+    namespaced: true,
+    verbs: ['create'],
+  },
+  {
     group: '',
     version: 'v1',
     plural: 'configmaps',
@@ -120,6 +130,8 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
       status('Pod'),
     ],
     openApiDefinition: 'io.k8s.api.core.v1.Pod',
+    // kube 1.36 sets generation 1 on create and bumps it on spec changes (PodObservedGenerationTracking).
+    tracksGeneration: true,
     deleteReturnsObject: true,
   },
   {
