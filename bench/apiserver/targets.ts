@@ -3,7 +3,7 @@
 //             default a private cluster this run starts and stops (its own state dir and ports,
 //             one fake node), so no other session's tests load it or `down` it mid-run
 //   mem       the embedded server in this process, in-memory SQLite, plain HTTP
-//   file      the embedded server in its own process, SQLite file (synchronous=FULL), plain HTTP
+//   file      the embedded server in its own process, SQLite file, group commit, plain HTTP
 //   file-tls  as file, over HTTPS with a bearer token (how `agent-sandbox apiserver` serves)
 //   file-normal  as file, with synchronous=NORMAL (no fsync per commit, like the harness's etcd)
 //   file-each as file, group commit off: one transaction and one fsync per write (before ADR 0010)
@@ -27,7 +27,7 @@ export const TARGET_DESCRIPTIONS: Record<TargetKey, string> = {
   mem: 'embedded ApiServer in the benchmark process, in-memory SQLite, plain HTTP (shares the event loop with the client)',
   file: 'embedded ApiServer in its own node process, SQLite file with WAL, group commit (one fsync per batch, acked after it), plain HTTP',
   'file-tls':
-    'embedded ApiServer in its own node process, SQLite file (synchronous=FULL), HTTPS + bearer token',
+    'embedded ApiServer in its own node process, SQLite file (group commit), HTTPS + bearer token',
   'file-normal':
     'as file, with synchronous=NORMAL (no fsync per commit; the closer match to etcd --unsafe-no-fsync)',
   'file-each':
