@@ -147,6 +147,15 @@ export function defineEventCorrelationScenarios(target: TestTarget): void {
       ]);
     });
 
+    it('rejects bad options naming the option and the fix', () => {
+      expect(() => new SandboxEventRecorder(client, { windowMs: 0 })).toThrow(
+        'event windowMs must be > 0 (got 0); omit it for 10 minutes',
+      );
+      expect(() => new SandboxEventRecorder(client, { maxEntries: 1.5 })).toThrow(
+        'event maxEntries must be an integer >= 1 (got 1.5); omit it for 4096',
+      );
+    });
+
     it('reports a failed write instead of throwing', async () => {
       const recorder = new SandboxEventRecorder(client);
       const s = newSandbox(`no-such-${randomBytes(3).toString('hex')}`, 'x');

@@ -43,12 +43,17 @@ function remoteParent(): { traceId: string; spanId: string; annotation: string }
 export function defineTracingScenarios(target: TestTarget): void {
   describe(`Sandbox tracing §19.2 (${target})`, () => {
     let world: ScenarioWorld;
+    /** The default tracer: the global no-op one, as the CLI without --enable-tracing. */
+    let untraced: ScenarioWorld;
     const tracer = new RecordingTracer();
     beforeAll(async () => {
-      world = await openScenarioWorld(target, { tracer });
+      [world, untraced] = await Promise.all([
+        openScenarioWorld(target, { tracer }),
+        openScenarioWorld(target),
+      ]);
     });
     afterAll(async () => {
-      await world?.close();
+      await Promise.all([world?.close(), untraced?.close()]);
     });
 
     /** Ended `ReconcileSandbox` spans of Sandbox `name` matching `check`, in start order. */
@@ -145,6 +150,28 @@ export function defineTracingScenarios(target: TestTarget): void {
         expect(after.metadata.annotations?.[Annotations.TraceContext]).toBe(stamped);
         const pod = await waitForPod(client, ns, 'stamped');
         expect(pod.metadata.annotations?.[Annotations.TraceContext]).toBeUndefined();
+      });
+
+      it('with tracing off, writes no annotation and leaves a client one alone', async () => {
+        const { client, ns } = untraced;
+        const parent = remoteParent();
+        const withOne = scriptedSandbox(ns, 'given');
+        withOne.metadata.annotations = { [Annotations.TraceContext]: parent.annotation };
+        await Promise.all([
+          client.create(SANDBOXES, scriptedSandbox(ns, 'bare')),
+          client.create(SANDBOXES, withOne),
+        ]);
+        await Promise.all(['bare', 'given'].map((name) => waitForPod(client, ns, name)));
+        const [bare, given] = await Promise.all(
+          ['bare', 'given'].map((name) => pokeAndSettle(untraced, name)),
+        );
+        expect(bare?.metadata.annotations?.[Annotations.TraceContext]).toBeUndefined();
+        expect(given?.metadata.annotations?.[Annotations.TraceContext]).toBe(parent.annotation);
+        const [bareNow, givenNow] = await Promise.all(
+          ['bare', 'given'].map((name) => getSandbox(client, ns, name)),
+        );
+        expect(bareNow.metadata.annotations?.[Annotations.TraceContext]).toBeUndefined();
+        expect(givenNow.metadata.annotations?.[Annotations.TraceContext]).toBe(parent.annotation);
       });
 
       it('ignores a malformed annotation: a new trace, the reconcile goes on, the value is kept', async () => {
