@@ -23,6 +23,7 @@ import type {
   Result,
 } from '@agent-sandbox/runtime';
 import { trace, type Context } from '@opentelemetry/api';
+import { LRUCache } from 'lru-cache';
 import { ControllersError } from '../errors.ts';
 import { recordSpanError, inSpan } from '../tracing/spans.ts';
 import { annotationFromContext, contextFromAnnotation } from '../tracing/trace-context.ts';
@@ -73,6 +74,12 @@ export class SandboxReconciler implements Reconciler {
   readonly #writeBehindWindowMs: number;
   readonly #writeBehind = new WriteBehindClock();
   readonly #events: SandboxEventRecorder;
+  /**
+   * Trace-context annotations this process stamped, by Sandbox uid, until the cache shows them:
+   * a pass queued by another event may still read the unstamped Sandbox, and must neither stamp
+   * a second trace nor start one.
+   */
+  readonly #stamped = new LRUCache<string, string>({ max: 16_384 });
 
   constructor(options: SandboxReconcilerOptions) {
     if (!options.client) throw new InvalidArgumentError('sandbox reconciler needs a client');
@@ -91,7 +98,10 @@ export class SandboxReconciler implements Reconciler {
       this.#writeBehind.clear(`${req.namespace}/${req.name}`);
       return;
     }
-    const traceContext = sandbox.metadata.annotations?.[Annotations.TraceContext];
+    const uid = sandbox.metadata.uid ?? '';
+    const annotated = sandbox.metadata.annotations?.[Annotations.TraceContext];
+    if (annotated) this.#stamped.delete(uid);
+    const traceContext = annotated || this.#stamped.get(uid);
     const parent = contextFromAnnotation(traceContext);
     if ('ignored' in parent) {
       ctx.logger.debug(
@@ -122,6 +132,8 @@ export class SandboxReconciler implements Reconciler {
   async #stampTraceContext(sandbox: Sandbox, ctx: PassContext): Promise<void> {
     const value = annotationFromContext(ctx.spanContext);
     if (value === undefined) return;
+    const uid = sandbox.metadata.uid ?? '';
+    this.#stamped.set(uid, value);
     try {
       await this.#client.patch(
         SANDBOXES,
@@ -134,6 +146,7 @@ export class SandboxReconciler implements Reconciler {
         { fieldManager: SANDBOX_FIELD_OWNER, signal: ctx.signal },
       );
     } catch (err: unknown) {
+      this.#stamped.delete(uid); // not written: the next pass tries again
       if (!isNotFound(err)) throw err;
     }
   }

@@ -145,6 +145,12 @@ export function defineTracingScenarios(target: TestTarget): void {
         expect(later).not.toBe(first);
         expect(later?.traceId).toBe(first.traceId);
         expect(later?.parentSpanId).toBe(first.spanId);
+        // Every pass after the first joined it, even one that read the Sandbox before the stamp
+        // reached the cache.
+        const rest = reconcileSpans('stamped').slice(1);
+        expect(rest.map((r) => `${r.traceId}/${r.parentSpanId}`)).toEqual(
+          rest.map(() => `${first.traceId}/${first.spanId}`),
+        );
         // Stamped once: the value the first pass wrote stays.
         const after = await getSandbox(client, ns, 'stamped');
         expect(after.metadata.annotations?.[Annotations.TraceContext]).toBe(stamped);
