@@ -12,7 +12,7 @@ import {
 } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { Manager } from '@agent-sandbox/runtime';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { sandboxController } from '../sandbox/sandbox-controller.ts';
 import { sandboxCacheTransforms } from '../sandbox/pod-cache-transform.ts';
 import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
@@ -35,12 +35,14 @@ export function startSandboxController(
     writeBehindWindowMs?: number;
     tracer?: Tracer;
     clock?: Clock;
+    /** The manager's logger (reconcilers log through it). @default silent */
+    logger?: Logger;
   } = {},
 ): RunningController {
-  const { tracer, ...controllerOptions } = options;
+  const { tracer, logger, ...controllerOptions } = options;
   const manager = new Manager({
     client,
-    logger: pino({ level: 'silent' }),
+    logger: logger ?? pino({ level: 'silent' }),
     namespace,
     cacheTransforms: sandboxCacheTransforms,
     ...(tracer !== undefined ? { tracer } : {}),

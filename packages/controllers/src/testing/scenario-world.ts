@@ -37,6 +37,7 @@ import {
   type SandboxObject,
 } from './harness.ts';
 import type { Tracer } from './recording-tracer.ts';
+import type { Logger } from 'pino';
 
 /** A finalizer tests put on a Pod to keep it terminating; closeScenarioWorld() releases it. */
 export const TEST_FINALIZER = 'test.agent-sandbox.dev/hold';
@@ -70,6 +71,7 @@ export async function openScenarioWorld(
     writeBehindWindowMs?: number;
     tracer?: Tracer;
     clock?: Clock;
+    logger?: Logger;
   } = {},
 ): Promise<ScenarioWorld> {
   const handle = await connectTarget(target);

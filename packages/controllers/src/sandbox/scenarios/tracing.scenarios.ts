@@ -9,6 +9,7 @@ import { PERSISTENT_VOLUME_CLAIMS } from '@agent-sandbox/kube';
 import type { KubeObject, PersistentVolumeClaim } from '@agent-sandbox/kube-types';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
 import type { TestTarget } from '../../../../../test/support/target.ts';
@@ -45,11 +46,20 @@ export function defineTracingScenarios(target: TestTarget): void {
     let world: ScenarioWorld;
     /** The default tracer: the global no-op one, as the CLI without --enable-tracing. */
     let untraced: ScenarioWorld;
+    /** The untraced controller's log records (debug and up). */
+    const untracedLog: { level: number; msg: string; [k: string]: unknown }[] = [];
+    const logger = pino(
+      { level: 'debug' },
+      {
+        write: (line: string) =>
+          void untracedLog.push(JSON.parse(line) as (typeof untracedLog)[number]),
+      },
+    );
     const tracer = new RecordingTracer();
     beforeAll(async () => {
       [world, untraced] = await Promise.all([
         openScenarioWorld(target, { tracer }),
-        openScenarioWorld(target),
+        openScenarioWorld(target, { logger }),
       ]);
     });
     afterAll(async () => {
@@ -173,11 +183,28 @@ export function defineTracingScenarios(target: TestTarget): void {
         );
         expect(bare?.metadata.annotations?.[Annotations.TraceContext]).toBeUndefined();
         expect(given?.metadata.annotations?.[Annotations.TraceContext]).toBe(parent.annotation);
-        const [bareNow, givenNow] = await Promise.all(
-          ['bare', 'given'].map((name) => getSandbox(client, ns, name)),
-        );
+        const bareNow = await getSandbox(client, ns, 'bare');
+        const givenNow = await getSandbox(client, ns, 'given');
         expect(bareNow.metadata.annotations?.[Annotations.TraceContext]).toBeUndefined();
         expect(givenNow.metadata.annotations?.[Annotations.TraceContext]).toBe(parent.annotation);
+      });
+
+      it('logs a malformed annotation at debug, naming the Sandbox and the reason', async () => {
+        const { client, ns } = untraced;
+        const s = scriptedSandbox(ns, 'garbled');
+        s.metadata.annotations = { [Annotations.TraceContext]: 'traceparent=00-abc' };
+        await client.create(SANDBOXES, s);
+        await waitForPod(client, ns, 'garbled');
+        const line = await eventually(() =>
+          untracedLog.find((l) => l.name === 'garbled' && /malformed trace-context/.test(l.msg)),
+        );
+        expect(line).toMatchObject({
+          level: 20,
+          namespace: ns,
+          annotation: Annotations.TraceContext,
+          value: 'traceparent=00-abc',
+          reason: 'not JSON; want {"traceparent":"00-…"}',
+        });
       });
 
       it('ignores a malformed annotation: a new trace, the reconcile goes on, the value is kept', async () => {
