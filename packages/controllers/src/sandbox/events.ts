@@ -115,6 +115,8 @@ export class SandboxEventRecorder {
   readonly #client: KubeClient;
   readonly #windowMs: number;
   readonly #seen: LRUCache<string, Seen>;
+  /** The last write per key still running: repeats of one event are written one after another. */
+  readonly #inflight = new Map<string, Promise<Error | undefined>>();
 
   constructor(client: KubeClient, options: SandboxEventRecorderOptions = {}) {
     const windowMs = options.windowMs ?? 10 * 60_000;
@@ -147,6 +149,19 @@ export class SandboxEventRecorder {
   ): Promise<Error | undefined> {
     const fresh = sandboxEvent(sandbox, event, now);
     const key = eventKey(fresh);
+    // Chained so two repeats at once do not both create (or both patch the same count).
+    const run = (this.#inflight.get(key) ?? Promise.resolve(undefined)).then(() =>
+      this.#write(key, fresh, now),
+    );
+    this.#inflight.set(key, run);
+    try {
+      return await run;
+    } finally {
+      if (this.#inflight.get(key) === run) this.#inflight.delete(key);
+    }
+  }
+
+  async #write(key: string, fresh: Event, now: Date): Promise<Error | undefined> {
     const seen = this.#seen.get(key);
     try {
       if (seen !== undefined && now.getTime() - seen.lastSeenMs < this.#windowMs) {

@@ -75,6 +75,17 @@ export function defineEventCorrelationScenarios(target: TestTarget): void {
       });
     });
 
+    it('folds repeats recorded at the same time into one Event', async () => {
+      const recorder = new SandboxEventRecorder(client);
+      const s = sandboxNamed('together');
+      const errors = await Promise.all(
+        [0, 1, 2, 3, 4].map((second) => recorder.record(s, MULTIPLE_PODS, at(second))),
+      );
+      expect(errors).toEqual([undefined, undefined, undefined, undefined, undefined]);
+      const events = await eventsOf('together');
+      expect(events.map((e) => [e.count, e.lastTimestamp])).toEqual([[5, '2026-11-30T10:00:04Z']]);
+    });
+
     it('keeps a different message, reason or type, or another object, apart', async () => {
       const recorder = new SandboxEventRecorder(client);
       const s = sandboxNamed('distinct');
