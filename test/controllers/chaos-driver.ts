@@ -1,11 +1,13 @@
 // The driver of the restart-chaos scenario: creates the planned Sandboxes on schedule and patches
-// spec.operatingMode to suspend and resume them, while the manager is being killed and restarted.
+// spec.operatingMode (suspend, resume) and spec.service, while the manager is being killed and restarted.
 // It records what the API server answered to each of its own writes (uid, generation, spec), so the
 // final check can prove the controller never wrote a spec.
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { isNotFound, type KubeClient } from '@agent-sandbox/kube';
-import type { ChaosPlan, OperatingMode, PlannedSandbox } from './chaos-plan.ts';
+import type { ChaosPlan, PlannedSandbox } from './chaos-plan.ts';
 import type { DriverRecord, SandboxObject } from './invariants.ts';
+
+type SandboxSpec = SandboxObject['spec'];
 
 export function sandboxManifest(
   namespace: string,
@@ -44,7 +46,7 @@ export interface DriverResult {
   records: DriverRecord[];
   /** Failed writes other than NotFound on a Sandbox whose Delete expiry has passed. */
   errors: string[];
-  /** Mode patches that found the Sandbox already deleted by its expiry. */
+  /** Spec patches that found the Sandbox already deleted by its expiry. */
   skippedExpired: number;
 }
 
@@ -59,27 +61,31 @@ export async function runDriver(
   const records = new Map<string, DriverRecord>();
   const errors: string[] = [];
   let skippedExpired = 0;
-  type Action = { atMs: number; planned: PlannedSandbox; mode?: OperatingMode };
+  /** A create (no patch) or a merge patch of the spec. */
+  type Action = { atMs: number; planned: PlannedSandbox; patch?: Partial<SandboxSpec> };
   const actions: Action[] = plan.sandboxes.flatMap((planned) => [
     { atMs: planned.createAtMs, planned },
-    ...planned.ops.map((op) => ({ atMs: op.atMs, planned, mode: op.mode })),
+    ...planned.ops.map((op) => ({ atMs: op.atMs, planned, patch: { operatingMode: op.mode } })),
+    ...planned.serviceOps.map((op) => ({ atMs: op.atMs, planned, patch: { service: op.service } })),
   ]);
   actions.sort((a, b) => a.atMs - b.atMs);
 
-  const remember = (planned: PlannedSandbox, answer: SandboxObject, mode: OperatingMode): void => {
+  const remember = (planned: PlannedSandbox, answer: SandboxObject): void => {
     records.set(planned.name, {
       planned,
       ...(answer.metadata.uid ? { uid: answer.metadata.uid } : {}),
       ...(answer.spec.shutdownTime ? { shutdownTime: answer.spec.shutdownTime } : {}),
-      mode,
+      mode: answer.spec.operatingMode ?? 'Running',
       generation: answer.metadata.generation ?? 0,
       spec: answer.spec,
     });
   };
-  const act = async ({ planned, mode }: Action): Promise<void> => {
-    if (mode === undefined) {
-      const created = await client.create(SANDBOXES, sandboxManifest(namespace, planned, startMs));
-      remember(planned, created, planned.initialMode);
+  const act = async ({ planned, patch }: Action): Promise<void> => {
+    if (patch === undefined) {
+      remember(
+        planned,
+        await client.create(SANDBOXES, sandboxManifest(namespace, planned, startMs)),
+      );
       return;
     }
     const before = records.get(planned.name);
@@ -87,9 +93,9 @@ export async function runDriver(
     try {
       const patched = await client.patch<SandboxObject>(SANDBOXES, namespace, planned.name, {
         type: 'merge',
-        body: { spec: { operatingMode: mode } },
+        body: { spec: patch },
       });
-      remember(planned, patched, mode);
+      remember(planned, patched);
     } catch (err: unknown) {
       const expiredAt = before.shutdownTime ? Date.parse(before.shutdownTime) : Infinity;
       if (isNotFound(err) && planned.expiry?.policy === 'Delete' && Date.now() >= expiredAt) {
@@ -111,7 +117,9 @@ export async function runDriver(
     const run = previous
       .then(() => act(action))
       .catch((err: unknown) => {
-        errors.push(`${action.planned.name} ${action.mode ?? 'create'}: ${String(err)}`);
+        errors.push(
+          `${action.planned.name} ${JSON.stringify(action.patch ?? 'create')}: ${String(err)}`,
+        );
       });
     chains.set(action.planned.name, run);
     inFlight.add(run);
@@ -121,12 +129,7 @@ export async function runDriver(
   return {
     records: plan.sandboxes.map(
       (planned) =>
-        records.get(planned.name) ?? {
-          planned,
-          mode: planned.initialMode,
-          generation: 0,
-          spec: {},
-        },
+        records.get(planned.name) ?? { planned, mode: planned.initialMode, generation: 0 },
     ),
     errors,
     skippedExpired,

@@ -28,6 +28,8 @@ describe('chaosPlan', () => {
     expect(s.some((x) => x.expiry?.policy === 'Retain')).toBe(true);
     expect(s.some((x) => x.ops.some((o) => o.mode === 'Suspended'))).toBe(true);
     expect(s.some((x) => x.ops.some((o) => o.mode === 'Running'))).toBe(true);
+    expect(s.some((x) => x.serviceOps.some((o) => o.service === false))).toBe(true);
+    expect(s.some((x) => x.serviceOps.some((o) => o.service === true))).toBe(true);
     for (const x of s) {
       if (x.expiry) expect(x.expiry.atMs).toBeGreaterThanOrEqual(x.createAtMs + 2_000);
       let at = x.createAtMs;
@@ -36,6 +38,11 @@ describe('chaosPlan', () => {
         expect(op.atMs).toBeGreaterThan(at);
         expect(op.mode).not.toBe(mode);
         ({ atMs: at, mode } = op);
+      }
+      let service = x.service;
+      for (const op of x.serviceOps) {
+        expect(op.service).toBe(service !== true);
+        service = op.service;
       }
     }
     expect(plan.kills).toHaveLength(6);

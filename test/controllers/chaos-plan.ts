@@ -45,6 +45,8 @@ export interface PlannedSandbox {
   createAtMs: number;
   /** Later spec.operatingMode patches, in time order. */
   ops: { atMs: number; mode: OperatingMode }[];
+  /** Later spec.service patches (true ↔ false), in time order. */
+  serviceOps: { atMs: number; service: boolean }[];
 }
 
 export interface PlannedKill {
@@ -80,7 +82,10 @@ export interface ChaosPlanOptions {
   downMs?: [number, number];
 }
 
-/** One plan per seed: ~40% service true, ~15% false; ~35% with PVCs; ~30% expiring. */
+/**
+ * One plan per seed: ~40% service true, ~15% false, ~12% flipping it; ~35% with PVCs; ~30%
+ * expiring; ~45% suspended or resumed at least once.
+ */
 export function chaosPlan(options: ChaosPlanOptions): ChaosPlan {
   const random = seededRandom(options.seed);
   const between = (lo: number, hi: number): number => Math.floor(lo + random() * (hi - lo));
@@ -112,6 +117,16 @@ export function chaosPlan(options: ChaosPlanOptions): ChaosPlan {
       mode = mode === 'Running' ? 'Suspended' : 'Running';
       ops.push({ atMs: at, mode });
     }
+    // ~12% flip spec.service once or twice: the Service is created, or deleted (false), mid-run.
+    const serviceOps: PlannedSandbox['serviceOps'] = [];
+    const f = random();
+    let current = service;
+    let flipAt = createAtMs;
+    for (let k = 0; k < (f < 0.08 ? 1 : f < 0.12 ? 2 : 0); k++) {
+      flipAt = between(flipAt + 300, Math.max(flipAt + 400, chaosWindowMs));
+      current = current !== true;
+      serviceOps.push({ atMs: flipAt, service: current });
+    }
     sandboxes.push({
       name: `sb-${String(i).padStart(3, '0')}`,
       service,
@@ -120,6 +135,7 @@ export function chaosPlan(options: ChaosPlanOptions): ChaosPlan {
       initialMode,
       createAtMs,
       ops,
+      serviceOps,
     });
   }
   const [liveLo, liveHi] = options.liveMs ?? [500, 3_500];
@@ -128,9 +144,4 @@ export function chaosPlan(options: ChaosPlanOptions): ChaosPlan {
   for (let k = 0; k < (options.kills ?? 6); k++)
     kills.push({ liveMs: between(liveLo, liveHi), downMs: between(downLo, downHi) });
   return { seed: options.seed, sandboxes, kills };
-}
-
-/** The mode the driver last asked for. */
-export function finalMode(sandbox: PlannedSandbox): OperatingMode {
-  return sandbox.ops.at(-1)?.mode ?? sandbox.initialMode;
 }

@@ -25,6 +25,7 @@ const planned: PlannedSandbox = {
   initialMode: 'Running',
   createAtMs: 0,
   ops: [],
+  serviceOps: [],
 };
 const record: DriverRecord = { planned, uid: 'uid-sb', mode: 'Running', generation: 1, spec };
 const owner = {

@@ -27,7 +27,7 @@ export interface DriverRecord {
   mode: OperatingMode;
   /** metadata.generation and spec as the API server returned them to the driver's last write. */
   generation: number;
-  spec: unknown;
+  spec?: SandboxObject['spec'];
 }
 
 export interface ObservedState {
@@ -67,7 +67,10 @@ function isPodReady(pod: Pod): boolean {
 /** `service=true, 1 PVCs, Delete at <time>, Suspended` — for violation messages. */
 function describeIntent(record: DriverRecord): string {
   const p = record.planned;
-  const parts = [`service=${p.service ?? 'unset'}`, `${p.volumeClaimTemplates.length} PVCs`];
+  const parts = [
+    `service=${record.spec?.service ?? 'unset'}`,
+    `${p.volumeClaimTemplates.length} PVCs`,
+  ];
   if (record.shutdownTime) parts.push(`${p.expiry?.policy} at ${record.shutdownTime}`);
   parts.push(record.mode);
   return parts.join(', ');
@@ -208,7 +211,7 @@ export function checkInvariants(
     }
 
     // Service: exactly one iff spec.service is true (unset never creates one; false deletes).
-    const wantService = record.planned.service === true;
+    const wantService = record.spec?.service === true;
     if (wantService) {
       const ok =
         services.length === 1 && services[0]?.metadata.name === name && ownedBy(services[0]);
@@ -220,7 +223,7 @@ export function checkInvariants(
         out.push(`${id}: status.service/serviceFQDN ${status.service}/${status.serviceFQDN}`);
     } else {
       if (services.length > 0)
-        out.push(`${id}: spec.service ${record.planned.service}, yet ${services.length} Services`);
+        out.push(`${id}: spec.service ${record.spec?.service}, yet ${services.length} Services`);
       if (status.service || status.serviceFQDN)
         out.push(`${id}: status names Service ${status.service}`);
     }

@@ -129,7 +129,7 @@ export async function runRestartChaos(
     const driver = await driving;
     options.log(
       `driver done after ${Date.now() - startMs} ms: ${driver.errors.length} failed writes, ` +
-        `${driver.skippedExpired} mode patches found the Sandbox expired and deleted`,
+        `${driver.skippedExpired} spec patches found the Sandbox expired and deleted`,
     );
     const lastExpiry = Math.max(
       0,
