@@ -16,6 +16,10 @@ export interface ControllerResult {
     create: RequestRun;
     allReady: boolean;
     ready: number;
+    /** Sandboxes Ready=True in a list after the wait (Ready can be lost after it was seen). */
+    readyAtEnd: number;
+    /** NodeNotReady events (nodes whose kwok lease lapsed, and Pods marked NotReady for it). */
+    nodeNotReadyEvents: number;
     timeToAllReadySeconds: number | undefined;
     readyPerSecond: number | undefined;
     createToReadyMs: LatencySummary | undefined;
@@ -98,7 +102,12 @@ export function renderReport(r: ControllerResult): string {
       fmt(r.controller.timeToAllReadySeconds),
       r.controller.allReady
         ? 'first create sent → last Ready seen (watch)'
-        : `NOT all Ready: ${r.controller.ready}/${n}`,
+        : `NOT all Ready: ${r.controller.ready}/${n} seen Ready, ${r.controller.readyAtEnd} Ready at the end, ${r.controller.nodeNotReadyEvents} NodeNotReady events`,
+    ],
+    [
+      'ctl: Ready at the end (list)',
+      String(r.controller.readyAtEnd),
+      `${r.controller.nodeNotReadyEvents} NodeNotReady events (node leases lapsed; KCM marks the node's Pods NotReady)`,
     ],
     [
       'ctl: Sandboxes Ready per second',

@@ -37,6 +37,7 @@ import {
   sandboxObject,
   waitEmpty,
 } from './workload.ts';
+import { countEvents, countReady } from './counts.ts';
 
 const { values } = parseArgs({
   options: {
@@ -62,6 +63,7 @@ const readyTimeoutMs =
   positive('timeout-min', values['timeout-min'] ?? String(Math.max(5, Math.ceil(N / 300)))) *
   60_000;
 
+const STALL_MS = 180_000;
 const log = (msg: string): void =>
   console.error(`[${(performance.now() / 1000).toFixed(1)}s] ${msg}`);
 const startedAt = new Date();
@@ -164,8 +166,16 @@ try {
   });
   log(`controller: created ${create.ops} in ${create.seconds} s; waiting for Ready`);
   const deadline = t0 + readyTimeoutMs;
+  // Stop early when Ready stops advancing for 3 min: e.g. kube-controller-manager marked Pods
+  // NotReady while their kwok node's lease lapsed, and kwok never flips them back.
+  let stall = { at: performance.now(), ready: 0 };
   while (readyAt.size < create.ops && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 1000));
+    if (readyAt.size > stall.ready) stall = { at: performance.now(), ready: readyAt.size };
+    else if (performance.now() - stall.at > STALL_MS) {
+      log(`controller: no new Ready for ${STALL_MS / 1000} s; giving up the wait`);
+      break;
+    }
     if (Math.round((performance.now() - t0) / 1000) % 10 === 0)
       log(`controller: ${readyAt.size}/${create.ops} Ready`);
   }
@@ -187,6 +197,10 @@ try {
   tracker.stop();
   pods.stop();
   const cost = phaseCost(before, after, true);
+  const [readyAtEnd, nodeNotReadyEvents] = await Promise.all([
+    countReady(client, sandboxesPath(ctlNs)),
+    countEvents(client, 'NodeNotReady'),
+  ]);
   const sent = new Map<string, number>();
   create.sentAt.forEach((t, i) => t !== undefined && sent.set(sandboxName(i), t));
   const stages = stageLatencies([
@@ -217,6 +231,8 @@ try {
       create: { ...create, sentAt: [] },
       allReady,
       ready: readyAt.size,
+      readyAtEnd,
+      nodeNotReadyEvents,
       timeToAllReadySeconds: allReady ? timeToAllReady : undefined,
       readyPerSecond: allReady ? round(create.ops / timeToAllReady, 1) : undefined,
       createToReadyMs: stageLatencies([
