@@ -35,6 +35,10 @@ export const CONTROLLERS = [
   'node-lifecycle-controller',
   'pod-garbage-collector-controller',
   'endpointslice-controller',
+  // Without them a deleted PVC keeps its kubernetes.io/pvc-protection finalizer forever and its
+  // namespace never finishes terminating.
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
   'deployment-controller',
   'replicaset-controller',
   'statefulset-controller',
