@@ -300,6 +300,58 @@ export const POD_CASES: ConformanceCase[] = [
     },
   },
   {
+    name: 'pods/binding: a terminating Pod is 409, a stale resourceVersion precondition is 409',
+    run: async (t, ns, rec) => {
+      await waitForDefaultServiceAccount(t, ns);
+      const created = await createPod(t, ns, pod('a', {}, { finalizers: ['example.com/hold'] }));
+      const rv = String((bodyOf(created)['metadata'] as Json)['resourceVersion']);
+      await createPod(t, ns, pod('b'));
+      const stale = (await bind(
+        t,
+        ns,
+        'b',
+        binding('b', { name: 'n' }, { resourceVersion: rv }),
+      )) as Json;
+      // resourceVersions are each server's own numbers.
+      rec('stale', { ...stale, message: String(stale['message']).replace(/: \d+/g, ': <rv>') });
+      const path = nsPath(V1, ns, 'pods', 'a');
+      rec('delete', (await t.request('DELETE', path)).status);
+      rec('terminating', await bind(t, ns, 'a', binding('a', { name: 'n' })));
+      const release = [{ op: 'remove', path: '/metadata/finalizers' }];
+      await t.request('PATCH', path, { contentType: 'application/json-patch+json', body: release });
+      rec('gone', (await t.request('GET', path)).status);
+    },
+  },
+  {
+    name: 'pods/binding: watchers see one MODIFIED event with the node and PodScheduled',
+    run: async (t, ns, rec) => {
+      await waitForDefaultServiceAccount(t, ns);
+      const created = await createPod(t, ns, pod('a'));
+      const rv = String((bodyOf(created)['metadata'] as Json)['resourceVersion']);
+      const events = await t.watch(
+        `${nsPath(V1, ns, 'pods')}?watch=true&resourceVersion=${rv}`,
+        1,
+        10_000,
+        async () => {
+          await bind(t, ns, 'a', binding('a', { name: 'node-w' }));
+        },
+      );
+      rec(
+        'events',
+        events.map((e) => {
+          const ev = e as { type: string; object: Json };
+          const status = (ev.object['status'] ?? {}) as Json;
+          return {
+            type: ev.type,
+            generation: (ev.object['metadata'] as Json)['generation'],
+            nodeName: (ev.object['spec'] as Json)['nodeName'],
+            conditions: status['conditions'],
+          };
+        }),
+      );
+    },
+  },
+  {
     name: 'bindings: the legacy collection binds; reading it is 405',
     run: async (t, ns, rec) => {
       await waitForDefaultServiceAccount(t, ns);
