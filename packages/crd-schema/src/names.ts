@@ -40,7 +40,9 @@ export function isDNS1123Subdomain(value: string): string[] {
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
-  if (!dns1123Label.test(value)) {
+  // A valid subdomain that is no label (length already checked) has dots; kube 1.36 says just that.
+  if (!dns1123Label.test(value) && dns1123Subdomain.test(value)) errs.push('must not contain dots');
+  else if (!dns1123Label.test(value)) {
     errs.push(
       regexError(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",

@@ -15,6 +15,7 @@ const INVALID_PODS: [string, Json, Json?][] = [
   ['no containers', { containers: [] }],
   ['a container without a name', { containers: [{ image: 'busybox' }] }],
   ['a container name that is not a DNS label', { containers: [c({ name: 'Bad_Name' })] }],
+  ['a container name with dots', { containers: [c({ name: 'a.b' })] }],
   ['duplicate container names', { containers: [c(), c()] }],
   ['an init container named like a container', { initContainers: [c()], containers: [c()] }],
   ['a container without an image', { containers: [{ name: 'c' }] }],
@@ -111,7 +112,9 @@ const INVALID_PODS: [string, Json, Json?][] = [
     },
   ],
   ['a Pod name that is not a DNS subdomain', {}, { name: 'A_b' }],
-  ['bad label keys and values', {}, { labels: { 'bad key!': 'v', k: 'bad value!' } }],
+  // One label each: kube walks labels in Go map order, so two bad ones come in either order.
+  ['a bad label key', {}, { labels: { 'bad key!': 'v' } }],
+  ['a bad label value', {}, { labels: { k: 'bad value!' } }],
   ['too large annotations', {}, { annotations: { big: 'x'.repeat(256 * 1024) } }],
   [
     'several problems at once',

@@ -196,6 +196,16 @@ export const POD_CASES: ConformanceCase[] = [
     },
   },
   {
+    name: 'pods: a name that is no DNS label is accepted with a warning',
+    run: async (t, ns, rec) => {
+      await waitForDefaultServiceAccount(t, ns);
+      for (const name of ['a.b', 'x'.repeat(64), 'plain']) {
+        const res = await createPod(t, ns, pod(name));
+        rec(name, { code: res.status, warning: res.headers['warning'] ?? null });
+      }
+    },
+  },
+  {
     name: 'pods: qosClass from containers, init containers and pod-level resources',
     run: async (t, ns, rec) => {
       await waitForDefaultServiceAccount(t, ns);

@@ -11,7 +11,7 @@ import {
 } from '@agent-sandbox/crd-schema';
 import { badRequest, invalid, statusError } from '../errors.ts';
 import { isEndpointSlice, validateEndpointSlice } from '../resources/endpointslice-strategy.ts';
-import { isPod } from '../resources/pods-strategy.ts';
+import { isPod, podCreateWarnings } from '../resources/pods-strategy.ts';
 import { validatePodSpecUpdate } from '../resources/pods-update-validation.ts';
 import { isPodSpecPathCheckedHere, validatePodSpec } from '../resources/pods-validation.ts';
 import { readPath } from './field-path.ts';
@@ -103,6 +103,7 @@ export function admitObject(
       issues.map((i) => ({ field: i.field, message: i.message, type: i.type })),
     );
   }
+  if (isPod(r) && !old) call.warnings.push(...podCreateWarnings(admitted));
   return admitted;
 }
 

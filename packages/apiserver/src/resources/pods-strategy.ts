@@ -3,6 +3,7 @@
 // sent); the main resource keeps the stored status (objects.ts prepareUpdate); pods/status keeps
 // the stored spec, deletionTimestamp and ownerReferences but, unlike most status subresources,
 // takes the client's other metadata (labels, annotations), and backfills an omitted qosClass.
+import { isDNS1123Label } from '@agent-sandbox/crd-schema';
 import type { KubeObject } from '../objects.ts';
 import { computePodQos } from './pods-qos.ts';
 import type { ResourceInfo } from './resource.ts';
@@ -20,6 +21,15 @@ export function preparePodCreate(obj: KubeObject): void {
   const sent = record(obj['status'])?.['qosClass'];
   const qosClass = typeof sent === 'string' && sent !== '' ? sent : computePodQos(obj['spec']);
   obj['status'] = { phase: 'Pending', qosClass };
+}
+
+/** WarningsOnCreate's name warning: a Pod's name becomes its hostname, so a DNS label is advised. */
+export function podCreateWarnings(obj: KubeObject): string[] {
+  const problems = isDNS1123Label(obj.metadata.name ?? '');
+  if (problems.length === 0) return [];
+  return [
+    `metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [${problems.join(' ')}]`,
+  ];
 }
 
 function record(v: unknown): Record<string, unknown> | undefined {

@@ -30,6 +30,12 @@ describe('validatePodSpec', () => {
     ]);
   });
 
+  it('says a dotted name is no DNS label the way kube 1.36 does', () => {
+    expect(fields({ containers: [c({ name: 'a.b' })] })).toEqual([
+      'spec.containers[0].name: Invalid value: "a.b": must not contain dots',
+    ]);
+  });
+
   it('checks mounts against the valid volumes only', () => {
     expect(
       fields({
