@@ -286,7 +286,7 @@ export class ApiServer {
     }
     if (isBindingRequest(r, req.subresource)) {
       if (req.verb === 'create') return bindPod(parts, call);
-      if (r.plural === 'bindings') throw bindingsMethodNotAllowed();
+      throw bindingsMethodNotAllowed();
     }
     if (req.subresource !== undefined && req.subresource !== 'status')
       throw methodNotAllowed(req.verb, r);

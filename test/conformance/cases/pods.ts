@@ -303,6 +303,11 @@ export const POD_CASES: ConformanceCase[] = [
       rec('both', await bind(t, ns, 'a', binding('a', { kind: 'Pod' })));
       rec('not a Binding', await bind(t, ns, 'a', { ...binding('a', { name: 'n' }), kind: 'Pod' }));
       rec('missing pod', await bind(t, ns, 'nope', binding('nope', { name: 'n' })));
+      rec(
+        'another apiVersion',
+        await bind(t, ns, 'a', { ...binding('a', { name: 'n' }), apiVersion: 'v2' }),
+      );
+      rec('get', observe(await t.request('GET', `${nsPath(V1, ns, 'pods', 'a')}/binding`)));
       const uid = '00000000-0000-0000-0000-000000000001';
       rec('uid precondition', await bind(t, ns, 'a', binding('a', { name: 'n' }, { uid })));
       rec('dry run', await bind(t, ns, 'a', binding('a', { name: 'n' }), '?dryRun=All'));
@@ -376,6 +381,8 @@ export const POD_CASES: ConformanceCase[] = [
         observe(await t.request('POST', path, { body: binding('a', { name: 'node-z' }) })),
       );
       rec('list', observe(await t.request('GET', path)));
+      const unnamed = { apiVersion: 'v1', kind: 'Binding', metadata: {}, target: { name: 'n' } };
+      rec('no name', observe(await t.request('POST', path, { body: unnamed })));
       rec('get', await getPod(t, ns, 'a'));
     },
   },

@@ -120,8 +120,14 @@ export async function bindPod(parts: ServerParts, call: Call): Promise<Response>
       `${binding.kind} in version "${call.version}" cannot be handled as a Binding: converting (${call.version}.${binding.kind}) to (core.Binding): unknown conversion`,
     );
   }
+  if (binding.apiVersion !== undefined && binding.apiVersion !== 'v1') {
+    throw badRequest(
+      `Binding in version "${binding.apiVersion}" cannot be handled as a Binding: no kind "Binding" is registered for version "${binding.apiVersion}" in scheme "pkg/runtime/scheme.go:111"`,
+    );
+  }
   checkNamespace(call, binding);
   const name = binding.metadata.name ?? '';
+  if (call.r.plural === 'bindings' && name === '') throw badRequest('Name parameter required.');
   if (call.r.plural === 'pods' && name !== call.req.name)
     throw badRequest('name in URL does not match name in Binding object');
   const problems = bindingProblems(binding);
