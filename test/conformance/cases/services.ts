@@ -53,10 +53,12 @@ function seen(res: HttpResult): unknown {
 /** Allocated nodePorts as "in range" (their values differ between servers and runs). */
 function maskNodePorts(value: unknown): unknown {
   return JSON.parse(
-    JSON.stringify(value).replace(/"nodePort":(\d+)/g, (_m, n: string) =>
-      Number(n) >= 30000 && Number(n) <= 32767
-        ? '"nodePort":"<in range>"'
-        : `"nodePort":"<out of range: ${n}>"`,
+    JSON.stringify(value).replace(
+      /"(nodePort|healthCheckNodePort)":(\d+)/g,
+      (_m, key: string, n: string) =>
+        Number(n) >= 30000 && Number(n) <= 32767
+          ? `"${key}":"<in range>"`
+          : `"${key}":"<out of range: ${n}>"`,
     ),
   ) as unknown;
 }
@@ -255,6 +257,38 @@ export const SERVICE_CASES: ConformanceCase[] = [
       });
       rec('label change', seen(await mergePatch(t, path, { metadata: { labels: { a: 'b' } } })));
       rec('set an address', seen(await mergePatch(t, path, { spec: { clusterIP: '10.96.9.9' } })));
+    },
+  },
+  {
+    name: 'services: a LoadBalancer with externalTrafficPolicy Local gets a healthCheckNodePort',
+    run: async (t, ns, rec) => {
+      const path = nsPath(V1, ns, 'services', 'lb');
+      const created = await t.request('POST', nsPath(V1, ns, 'services'), {
+        body: service('lb', {
+          type: 'LoadBalancer',
+          externalTrafficPolicy: 'Local',
+          selector: { app: 'web' },
+          ports: [port(80)],
+        }),
+      });
+      rec('create', seen(created));
+      rec(
+        'to Cluster',
+        seen(await mergePatch(t, path, { spec: { externalTrafficPolicy: 'Cluster' } })),
+      );
+      rec(
+        'out of range',
+        seen(
+          await mergePatch(t, path, {
+            spec: { externalTrafficPolicy: 'Local', healthCheckNodePort: 40001 },
+          }),
+        ),
+      );
+      rec(
+        'back to Local',
+        seen(await mergePatch(t, path, { spec: { externalTrafficPolicy: 'Local' } })),
+      );
+      rec('to ClusterIP', seen(await mergePatch(t, path, { spec: { type: 'ClusterIP' } })));
     },
   },
 ];

@@ -113,4 +113,30 @@ describe('Service allocation', () => {
     expect(ext['spec']).not.toHaveProperty('ipFamilies');
     store.close();
   });
+
+  it('gives a Local LoadBalancer a healthCheckNodePort, keeps it, and refuses one out of range', () => {
+    const store = openStore({ path: ':memory:' });
+    const lb = svc('lb', {
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      ports: [{ port: 80 }],
+    });
+    allocateService(services, lb, store, Math.random);
+    const port = (lb['spec'] as { healthCheckNodePort?: number }).healthCheckNodePort ?? 0;
+    expect(port >= 30000 && port <= 32767).toBe(true);
+    const same = structuredClone(lb);
+    delete (same['spec'] as Record<string, unknown>)['healthCheckNodePort'];
+    allocateServiceUpdate(services, lb, same, store, Math.random);
+    expect((same['spec'] as { healthCheckNodePort?: number }).healthCheckNodePort).toBe(port);
+    const bad = svc('bad', {
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 40001,
+      ports: [{ port: 80 }],
+    });
+    expect(message(() => allocateService(services, bad, store, Math.random))).toBe(
+      'Internal error occurred: failed to allocate requested HealthCheck NodePort 40001: provided port is not in the valid range. The range of valid ports is 30000-32767',
+    );
+    store.close();
+  });
 });

@@ -6,7 +6,7 @@
 // values belong to no manager) and in the same synchronous turn as the write, so the scan of
 // stored Services cannot interleave with another allocation.
 import { isIP, isIPv4 } from 'node:net';
-import { invalid } from '../errors.ts';
+import { internalError, invalid } from '../errors.ts';
 import type { KubeObject } from '../objects.ts';
 import type { StoreReader } from '../storage/store.ts';
 import type { ResourceInfo } from './resource.ts';
@@ -76,6 +76,7 @@ function inUse(
     if (Array.isArray(held)) for (const ip of held) if (typeof ip === 'string') ips.add(ip);
     if (typeof spec['clusterIP'] === 'string') ips.add(spec['clusterIP']);
     for (const p of portsOf(spec)) if (typeof p['nodePort'] === 'number') ports.add(p['nodePort']);
+    if (typeof spec['healthCheckNodePort'] === 'number') ports.add(spec['healthCheckNodePort']);
   }
   return { ips, ports };
 }
@@ -262,4 +263,51 @@ export function allocateServiceUpdate(
     const previous = old ? portsOf((old['spec'] ?? {}) as Spec) : [];
     allocateNodePorts(r, next, spec, previous, used.ports, random);
   }
+  if (needsHealthCheckNodePort(spec))
+    allocateHealthCheckNodePort(spec, (old?.['spec'] ?? {}) as Spec, used.ports, random);
+}
+
+export function needsHealthCheckNodePort(spec: Spec): boolean {
+  return spec['type'] === 'LoadBalancer' && spec['externalTrafficPolicy'] === 'Local';
+}
+
+/**
+ * A LoadBalancer with externalTrafficPolicy Local gets a healthCheckNodePort: the requested one
+ * (a failure is kube's 500, as its registry reports it), the one it had, or a free one.
+ */
+function allocateHealthCheckNodePort(
+  spec: Spec,
+  oldSpec: Spec,
+  used: Set<number>,
+  random: () => number,
+): void {
+  const { min, max } = NODE_PORT_RANGE;
+  const requested = spec['healthCheckNodePort'];
+  const had = needsHealthCheckNodePort(oldSpec) ? oldSpec['healthCheckNodePort'] : undefined;
+  if (typeof requested === 'number' && requested !== 0) {
+    if (requested === had) return;
+    const why =
+      requested < min || requested > max
+        ? `provided port is not in the valid range. The range of valid ports is ${min}-${max}`
+        : used.has(requested)
+          ? 'provided port is already allocated'
+          : undefined;
+    if (why)
+      throw internalError(
+        new Error(`failed to allocate requested HealthCheck NodePort ${requested}: ${why}`),
+      );
+    return;
+  }
+  if (typeof had === 'number') {
+    spec['healthCheckNodePort'] = had;
+    return;
+  }
+  const chosen = pickRandom(
+    random,
+    max - min + 1,
+    (k) => min + k,
+    (v) => !used.has(v),
+  );
+  if (chosen === undefined) throw new Error('range is full');
+  spec['healthCheckNodePort'] = chosen;
 }

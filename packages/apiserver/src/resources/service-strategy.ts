@@ -92,6 +92,9 @@ export function dropTypeDependentFields(oldSpec: Spec, spec: Spec): void {
     isNodePortType(oldSpec['type']),
     isNodePortType(spec['type']),
   );
+  const needsHealthCheck = (x: Spec) =>
+    x['type'] === 'LoadBalancer' && x['externalTrafficPolicy'] === 'Local';
+  dropIfUnchanged('healthCheckNodePort', needsHealthCheck(oldSpec), needsHealthCheck(spec));
   dropIfUnchanged(
     'allocateLoadBalancerNodePorts',
     oldSpec['type'] === 'LoadBalancer',
