@@ -111,6 +111,49 @@ const INVALID_PODS: [string, Json, Json?][] = [
       ],
     },
   ],
+  ['an unknown imagePullPolicy', { containers: [c({ imagePullPolicy: 'Sometimes' })] }],
+  ['an unknown terminationMessagePolicy', { containers: [c({ terminationMessagePolicy: 'X' })] }],
+  ['an unknown dnsPolicy', { dnsPolicy: 'X' }],
+  ['env names missing or with =', { containers: [c({ env: [{ name: 'A=B' }, { value: 'q' }] })] }],
+  [
+    'absolute and climbing subPaths',
+    {
+      volumes: [{ name: 'v', emptyDir: {} }],
+      containers: [
+        c({
+          volumeMounts: [
+            { name: 'v', mountPath: '/x', subPath: '/abs' },
+            { name: 'v', mountPath: '/y', subPath: 'a/../b' },
+          ],
+        }),
+      ],
+    },
+  ],
+  ['activeDeadlineSeconds 0', { activeDeadlineSeconds: 0 }],
+  ['a hostname that is not a DNS label', { hostname: 'Bad_Host' }],
+  ['a bad nodeSelector value', { nodeSelector: { k: 'bad value!' } }],
+  [
+    'container and Pod problems in kube order',
+    {
+      hostname: 'H_',
+      activeDeadlineSeconds: 0,
+      dnsPolicy: 'X',
+      restartPolicy: 'Y',
+      volumes: [{ name: 'v', emptyDir: {} }],
+      containers: [
+        {
+          name: 'c',
+          image: 'x',
+          terminationMessagePolicy: 'T',
+          imagePullPolicy: 'P',
+          ports: [{ containerPort: 0 }],
+          env: [{ name: 'A=B' }, { value: 'q' }],
+          volumeMounts: [{ name: 'v', mountPath: '/x', subPath: '/a/../b' }],
+          resources: { requests: { cpu: '-1' } },
+        },
+      ],
+    },
+  ],
   ['a Pod name that is not a DNS subdomain', {}, { name: 'A_b' }],
   // One label each: kube walks labels in Go map order, so two bad ones come in either order.
   ['a bad label key', {}, { labels: { 'bad key!': 'v' } }],

@@ -36,6 +36,41 @@ describe('validatePodSpec', () => {
     ]);
   });
 
+  it('checks set enums, env names, subPaths and Pod fields in kube order', () => {
+    expect(
+      validatePodSpec({
+        hostname: 'H_',
+        dnsPolicy: 'X',
+        containers: [
+          c({
+            imagePullPolicy: 'P',
+            terminationMessagePolicy: 'T',
+            env: [{ name: 'A=B' }],
+            volumeMounts: [],
+          }),
+        ],
+        volumes: [],
+        activeDeadlineSeconds: 0,
+      }).map((i) => i.field),
+    ).toEqual([
+      'spec.containers[0].terminationMessagePolicy',
+      'spec.containers[0].env[0].name',
+      'spec.containers[0].imagePullPolicy',
+      'spec.dnsPolicy',
+      'spec.activeDeadlineSeconds',
+      'spec.hostname',
+    ]);
+    expect(
+      fields({
+        volumes: [{ name: 'v' }],
+        containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/x', subPath: '/a/../b' }] })],
+      }),
+    ).toEqual([
+      'spec.containers[0].volumeMounts.subPath: Invalid value: "/a/../b": must be a relative path',
+      'spec.containers[0].volumeMounts.subPath: Invalid value: "/a/../b": must not contain \'..\'',
+    ]);
+  });
+
   it('checks mounts against the valid volumes only', () => {
     expect(
       fields({
@@ -79,7 +114,9 @@ describe('validatePodSpec', () => {
 
   it('names the schema paths whose required checks it replaces', () => {
     expect(isPodSpecPathCheckedHere('spec.containers[3].name')).toBe(true);
-    expect(isPodSpecPathCheckedHere('spec.containers[0].env[0].name')).toBe(false);
+    expect(isPodSpecPathCheckedHere('spec.containers[0].env[0].valueFrom.secretKeyRef.key')).toBe(
+      false,
+    );
   });
 });
 

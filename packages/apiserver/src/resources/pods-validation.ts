@@ -9,6 +9,9 @@ import {
   formatBadValue,
   invalid,
   isDNS1123Label,
+  isEnvVarName,
+  isQualifiedName,
+  isValidLabelValue,
   notSupported,
   required,
   type FieldIssue,
@@ -19,6 +22,10 @@ type Json = Record<string, unknown>;
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const MAX_INT32 = 2147483647;
 const PORT_RANGE = 'must be between 1 and 65535, inclusive';
 
 function record(v: unknown): Json {
@@ -93,6 +100,28 @@ function validateVolumeMounts(mounts: Json[], volumes: Set<string>, path: string
     if (mountPoints.has(mountPath))
       out.push(invalid(`${at}.mountPath`, mountPath, 'must be unique'));
     mountPoints.add(mountPath);
+    // kube names this path without the mount's index.
+    const subPath = str(m['subPath']);
+    if (subPath !== '') out.push(...localDescendingPath(subPath, `${path}.subPath`));
+  });
+  return out;
+}
+
+/** validateLocalDescendingPath: relative, without '..' segments. */
+function localDescendingPath(value: string, path: string): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  if (value.startsWith('/')) out.push(invalid(path, value, 'must be a relative path'));
+  if (value.split('/').includes('..')) out.push(invalid(path, value, "must not contain '..'"));
+  return out;
+}
+
+function validateEnv(env: Json[], path: string): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  env.forEach((e, i) => {
+    const at = `${path}[${i}].name`;
+    const name = str(e['name']);
+    if (name === '') out.push(required(at));
+    else out.push(...isEnvVarName(name).map((m) => invalid(at, name, m)));
   });
   return out;
 }
@@ -161,9 +190,29 @@ function validateContainer(c: Json, volumes: Set<string>, path: string): FieldIs
   if (name === '') out.push(required(`${path}.name`));
   else out.push(...dnsLabel(name, `${path}.name`));
   if (str(c['image']) === '') out.push(required(`${path}.image`));
+  const tmpPath = `${path}.terminationMessagePolicy`;
+  out.push(...oneOf(c['terminationMessagePolicy'], tmpPath, TERMINATION_MESSAGE_POLICIES));
   out.push(...validatePorts(list(c['ports']), `${path}.ports`));
+  out.push(...validateEnv(list(c['env']), `${path}.env`));
   out.push(...validateVolumeMounts(list(c['volumeMounts']), volumes, `${path}.volumeMounts`));
+  out.push(...oneOf(c['imagePullPolicy'], `${path}.imagePullPolicy`, PULL_POLICIES));
   out.push(...validateResources(record(c['resources']), `${path}.resources`));
+  return out;
+}
+
+/** An enum field kube defaults when empty, so checked only when set. */
+function oneOf(value: unknown, path: string, allowed: string[]): FieldIssue[] {
+  const v = str(value);
+  return v !== '' && !allowed.includes(v) ? [notSupported(path, v, allowed)] : [];
+}
+
+/** ValidateLabels on a plain map (spec.nodeSelector): keys qualified names, values label values. */
+function validateLabels(labels: Json, path: string): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const [key, value] of Object.entries(labels)) {
+    out.push(...isQualifiedName(key).map((m) => invalid(path, key, m)));
+    out.push(...isValidLabelValue(str(value)).map((m) => invalid(path, str(value), m)));
+  }
   return out;
 }
 
@@ -203,9 +252,16 @@ export function validatePodSpec(specValue: unknown): FieldIssue[] {
     if (names.has(name)) out.push(duplicate(`${path}.name`, name));
     else if (name !== '') names.add(name);
   });
-  const restartPolicy = str(spec['restartPolicy']);
-  if (restartPolicy !== '' && !RESTART_POLICIES.includes(restartPolicy))
-    out.push(notSupported('spec.restartPolicy', restartPolicy, RESTART_POLICIES));
+  out.push(...oneOf(spec['restartPolicy'], 'spec.restartPolicy', RESTART_POLICIES));
+  out.push(...oneOf(spec['dnsPolicy'], 'spec.dnsPolicy', DNS_POLICIES));
+  out.push(...validateLabels(record(spec['nodeSelector']), 'spec.nodeSelector'));
+  const deadline = spec['activeDeadlineSeconds'];
+  if (typeof deadline === 'number' && (deadline < 1 || deadline > MAX_INT32)) {
+    const detail = `must be between 1 and ${MAX_INT32}, inclusive`;
+    out.push(invalid('spec.activeDeadlineSeconds', deadline, detail));
+  }
+  const hostname = str(spec['hostname']);
+  if (hostname !== '') out.push(...dnsLabel(hostname, 'spec.hostname'));
   return out;
 }
 
@@ -215,6 +271,7 @@ export function isPodSpecPathCheckedHere(field: string): boolean {
     field === 'spec.containers' ||
     /^spec\.(containers|initContainers)\[\d+\]\.(name|image)$/.test(field) ||
     /^spec\.(containers|initContainers)\[\d+\]\.ports\[\d+\]\.containerPort$/.test(field) ||
+    /^spec\.(containers|initContainers)\[\d+\]\.env\[\d+\]\.name$/.test(field) ||
     /^spec\.(containers|initContainers)\[\d+\]\.volumeMounts\[\d+\]\.(name|mountPath)$/.test(
       field,
     ) ||
