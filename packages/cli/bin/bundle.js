@@ -26,7 +26,17 @@ export const MANIFEST = join(DIST, 'agent-sandbox.manifest.json');
  * bundled: loading a few hundred small CommonJS files (undici, typebox, ...) was most of what was
  * left of the start time once tsx was gone (ADR 0013).
  */
-const EXTERNAL = new Set(['better-sqlite3', 'pino', 'esbuild', 'tsx']);
+const EXTERNAL = new Set([
+  'better-sqlite3',
+  'pino',
+  'esbuild',
+  'tsx',
+  // Loaded only when tracing is on (ADR 0014); bundling them would cost every start.
+  '@opentelemetry/context-async-hooks',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace-base',
+]);
 const packageName = (spec) =>
   spec
     .split('/')

@@ -3,7 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { otlpHeaders, setupTracing, tracesUrl, tracingWanted } from './controller-tracing.ts';
+import {
+  otlpHeaders,
+  otlpTimeoutMillis,
+  setupTracing,
+  tracesUrl,
+  tracingWanted,
+} from './controller-tracing.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -53,7 +59,7 @@ async function fakeCollector(): Promise<{ url: string; received: Received[] }> {
 
 describe('controller tracing', () => {
   it('is a no-op without --enable-tracing or OTEL_* configuration', async () => {
-    const t = setupTracing({ enabled: false, env: {}, logger });
+    const t = await setupTracing({ enabled: false, env: {}, logger });
     expect(t.url).toBeUndefined();
     const span = t.tracer.startSpan('ReconcileSandbox');
     expect(span.isRecording()).toBe(false);
@@ -80,7 +86,7 @@ describe('controller tracing', () => {
 
   it('exports nested spans over OTLP/HTTP JSON on shutdown, with W3C propagation', async () => {
     const { url, received } = await fakeCollector();
-    const t = setupTracing({
+    const t = await setupTracing({
       enabled: true,
       env: {
         OTEL_EXPORTER_OTLP_ENDPOINT: url,
@@ -130,13 +136,40 @@ describe('controller tracing', () => {
     expect(injected['traceparent']).toBe(`00-${root?.traceId}-${root?.spanId}-01`);
   });
 
-  it('keeps running when the collector is unreachable', async () => {
-    const t = setupTracing({
+  it('reads the export timeout and names the variable when it is bad', () => {
+    expect(otlpTimeoutMillis({})).toBeUndefined();
+    expect(otlpTimeoutMillis({ OTEL_EXPORTER_OTLP_TIMEOUT: '2500' })).toBe(2500);
+    expect(
+      otlpTimeoutMillis({
+        OTEL_EXPORTER_OTLP_TIMEOUT: '2500',
+        OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '7',
+      }),
+    ).toBe(7);
+    expect(() => otlpTimeoutMillis({ OTEL_EXPORTER_OTLP_TIMEOUT: '2s' })).toThrow(
+      /OTEL_EXPORTER_OTLP_TIMEOUT=2s: want a positive whole number of milliseconds/,
+    );
+  });
+
+  it('keeps running when the collector is unreachable, and warns once', async () => {
+    const lines: { msg: string; url?: string }[] = [];
+    const recording = pino(
+      { level: 'warn' },
+      { write: (line: string) => lines.push(JSON.parse(line) as { msg: string }) },
+    );
+    // The exporter retries a refused connection until the export timeout (OTLP spec); a short
+    // one keeps the shutdown short.
+    const t = await setupTracing({
       enabled: true,
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' },
-      logger,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_EXPORTER_OTLP_TIMEOUT: '300' },
+      logger: recording,
     });
     t.tracer.startSpan('ReconcileSandbox').end();
     await expect(t.shutdown()).resolves.toBeUndefined();
+    expect(lines.map((l) => [l.msg, l.url])).toEqual([
+      [
+        'OTLP trace export failed; spans are dropped until it recovers',
+        'http://127.0.0.1:1/v1/traces',
+      ],
+    ]);
   });
 });

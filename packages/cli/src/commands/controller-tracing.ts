@@ -3,13 +3,13 @@
 // name `agent-sandbox-controller`. Upstream exports OTLP/gRPC; we export OTLP/HTTP JSON (default
 // http://localhost:4318/v1/traces), so point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP
 // port. Spans are flushed on shutdown.
+//
+// The OpenTelemetry SDK (ADR 0014) is imported only when tracing is on: loading it costs start
+// time and memory a controller without tracing should not pay.
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
-import {
-  AsyncLocalStorageContextManager,
-  BatchingTracerProvider,
-  W3CTraceContextPropagator,
-} from './tracing-sdk.ts';
 
 export const SERVICE_NAME = 'agent-sandbox-controller';
 
@@ -71,35 +71,99 @@ export function otlpHeaders(
   return headers;
 }
 
-export function setupTracing(options: TracingOptions): Tracing {
+/**
+ * Starts tracing if the flag or the environment asks for it: the SDK's tracer provider with a
+ * batching OTLP/HTTP JSON exporter, the AsyncLocalStorage context manager and the W3C
+ * TraceContext propagator, all registered globally. Otherwise the api's no-op tracer.
+ */
+/**
+ * The export timeout in ms from OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT, or undefined for the
+ * exporter's default (10 s). Retries of a failed export (an unreachable collector included) stop
+ * at this deadline, so it also bounds how long shutdown waits for the last batch.
+ */
+export function otlpTimeoutMillis(
+  env: Readonly<Record<string, string | undefined>>,
+): number | undefined {
+  for (const key of ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT']) {
+    const value = env[key]?.trim();
+    if (!value) continue;
+    const ms = Number(value);
+    if (!Number.isInteger(ms) || ms <= 0) {
+      throw new Error(`${key}=${value}: want a positive whole number of milliseconds, e.g. 10000`);
+    }
+    return ms;
+  }
+  return undefined;
+}
+
+export async function setupTracing(options: TracingOptions): Promise<Tracing> {
   const { env, logger } = options;
   if (!tracingWanted(options.enabled, env))
     return { tracer: trace.getTracer(SERVICE_NAME), shutdown: async () => undefined };
+  const timeoutMillis = otlpTimeoutMillis(env);
+  const [sdk, core, hooks, otlp, resources] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
   const url = tracesUrl(env);
   let warned = false;
-  const provider = new BatchingTracerProvider({
-    url,
-    headers: otlpHeaders(env),
-    serviceName: env['OTEL_SERVICE_NAME'] || SERVICE_NAME,
-    onError: (err) => {
-      // Once: a missing collector must not flood the log every 5 s.
-      if (warned) return;
-      warned = true;
-      logger.warn({ err, url }, 'OTLP trace export failed; spans are dropped until it recovers');
-    },
+  const exportFailed = (err: unknown): void => {
+    // Once: a missing collector must not flood the log every 5 s.
+    if (warned) return;
+    warned = true;
+    logger.warn({ err, url }, 'OTLP trace export failed; spans are dropped until it recovers');
+  };
+  // The exporter reads OTEL_* from process.env itself; the URL and headers are passed explicitly
+  // because the manager's environment is injectable (tests, embedded use).
+  const exporter = warnOnFailure(
+    new otlp.OTLPTraceExporter({
+      url,
+      headers: otlpHeaders(env),
+      ...(timeoutMillis === undefined ? {} : { timeoutMillis }),
+    }),
+    core.ExportResultCode.SUCCESS,
+    exportFailed,
+  );
+  const provider = new sdk.BasicTracerProvider({
+    resource: resources.resourceFromAttributes({
+      'service.name': env['OTEL_SERVICE_NAME'] || SERVICE_NAME,
+    }),
+    spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
   });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new core.W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   logger.info({ url }, 'tracing enabled (OTLP/HTTP JSON)');
   return {
     tracer: provider.getTracer(SERVICE_NAME),
     url,
     shutdown: async () => {
-      await provider.shutdown();
+      // The last batch failing (collector gone) must not fail the manager's shutdown.
+      await provider.shutdown().catch(exportFailed);
       trace.disable();
       propagation.disable();
       context.disable();
     },
+  };
+}
+
+/** `exporter`, calling `onError` for every export that did not succeed. */
+function warnOnFailure(
+  exporter: SpanExporter,
+  success: ExportResult['code'],
+  onError: (err: unknown) => void,
+): SpanExporter {
+  return {
+    export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+      exporter.export(spans, (result) => {
+        if (result.code !== success) onError(result.error);
+        done(result);
+      });
+    },
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
   };
 }

@@ -132,7 +132,7 @@ export async function runController(
   const logger = makeLogger(flags, parsed.set.has('zap-log-level'), io);
   for (const w of parsed.warnings) logger.warn(w);
   const env = run.env ?? process.env;
-  const tracing = setupTracing({
+  const tracing = await setupTracing({
     enabled: flags.get('enable-tracing') as boolean,
     env,
     logger,

@@ -25,9 +25,8 @@ export interface RecordedSpan {
 }
 
 /**
- * Keeps every span in memory, like the SDK's InMemorySpanExporter. Why not the SDK: every
- * Node-20 release of @opentelemetry/sdk-trace-base declares the peer `@opentelemetry/api
- * <1.10.0` and the workspace pins 1.10.0 (see packages/cli/src/commands/tracing-sdk.ts).
+ * Keeps every span in memory, like the SDK's InMemorySpanExporter. Written while the workspace's
+ * api pin ruled the SDK out; since ADR 0014 (api 1.9.1) sdk-trace-base could replace it.
  */
 export class RecordingTracer implements Tracer {
   readonly spans: RecordedSpan[] = [];
