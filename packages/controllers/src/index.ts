@@ -149,3 +149,12 @@ export {
   type SandboxForMetrics,
   type SandboxGaugeLabel,
 } from './metrics.ts';
+export {
+  CONVERSION_REVIEW_VERSIONS,
+  ConversionReviewError,
+  reviewConversion,
+  type ConversionResult,
+  type ConversionReviewResponse,
+  type ConversionReviewVersion,
+  type ReviewConversionOptions,
+} from './webhook/conversion-review.ts';
