@@ -30,6 +30,8 @@ export async function startController(
     '--health-probe-bind-address=127.0.0.1:0',
     // One manager and no Lease traffic in the write counts; election itself is tested elsewhere.
     '--leader-elect=false',
+    // No conversion webhook: the harness does not point its CRDs at one (cluster.ts installCrds).
+    '--enable-webhook=false',
     ...extraArgs,
   ];
   const fd = openSync(logFile, 'w');

@@ -48,6 +48,7 @@ export function startManager(kubeconfigPath: string, extraArgs: string[] = []): 
       '--metrics-bind-address=127.0.0.1:0',
       '--health-probe-bind-address=0',
       '--leader-elect=false',
+      '--enable-webhook=false',
       ...extraArgs,
     ],
     { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },

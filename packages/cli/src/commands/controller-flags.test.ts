@@ -48,6 +48,8 @@ const UPSTREAM_DEFAULTS: Record<string, FlagValue> = {
   'webhook-namespace': 'agent-sandbox-system',
   'manage-webhook-certs': true,
   'enable-webhook': true,
+  // agent-sandbox extension (not upstream): a webhook reached by URL from outside the cluster.
+  'webhook-url-host': '',
   'zap-devel': false,
   'zap-encoder': 'json',
   'zap-log-level': 'info',
@@ -99,6 +101,10 @@ const CASES: Record<string, { ok: [string, FlagValue]; bad?: [string, RegExp] }>
   'webhook-namespace': { ok: ['ns', 'ns'] },
   'manage-webhook-certs': { ok: ['false', false], bad: ['x', /not a boolean/] },
   'enable-webhook': { ok: ['false', false], bad: ['x', /not a boolean/] },
+  'webhook-url-host': {
+    ok: ['127.0.0.1', '127.0.0.1'],
+    bad: ['https://127.0.0.1:9443', /IP address or DNS name without scheme, port or path/],
+  },
   'zap-devel': { ok: ['true', true], bad: ['x', /not a boolean/] },
   'zap-encoder': { ok: ['console', 'console'], bad: ['xml', /not one of json, console/] },
   'zap-log-level': { ok: ['debug', 'debug'], bad: ['loud', /not a log level/] },

@@ -2,6 +2,7 @@
 // with Go's flag-package rules (`--name value`, `--name=value`, one or two dashes, booleans as
 // `--name` or `--name=false`). Pure: argv in, values plus warnings out, or a FlagError naming
 // the flag and the fix.
+import { isIP } from 'node:net';
 import {
   bindAddress,
   distance,
@@ -33,6 +34,14 @@ export interface FlagSpec {
 }
 
 const NOT_YET = 'not implemented yet';
+
+/** A bare host for --webhook-url-host: an IP address or DNS name, no scheme, port or path. */
+function urlHost(text: string): string {
+  if (text === '') return text;
+  if (isIP(text) || /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/i.test(text))
+    return text;
+  throw new Error('must be an IP address or DNS name without scheme, port or path, e.g. 127.0.0.1');
+}
 
 /** Upstream's flags, in upstream's order (spec §18.1). */
 export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
@@ -244,8 +253,7 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
     name: 'webhook-port',
     default: 9443,
     parse: port,
-    help: 'webhook server port',
-    ignored: NOT_YET,
+    help: 'conversion webhook HTTPS port (0: any free port, logged)',
   },
   {
     name: 'webhook-cert-dir',
@@ -274,6 +282,12 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
     help: 'generate and rotate webhook certificates',
   },
   { name: 'enable-webhook', default: true, parse: parseBool, help: 'run the webhook server' },
+  {
+    name: 'webhook-url-host',
+    default: '',
+    parse: urlHost,
+    help: 'agent-sandbox extension: point the CRDs at https://<host>:<port>/convert (a manager outside the cluster) and add the host to the certificate',
+  },
   { name: 'zap-devel', default: false, parse: parseBool, help: 'development logging defaults' },
   {
     name: 'zap-encoder',

@@ -65,7 +65,8 @@ interface Running {
 }
 
 function startController(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, 'controller', ...args], {
+  // These cases are about the manager; controller-webhook.int.test.ts covers the webhook.
+  const child = spawn(process.execPath, [BIN, 'controller', '--enable-webhook=false', ...args], {
     env: { ...process.env, KUBECONFIG: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

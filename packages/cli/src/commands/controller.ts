@@ -29,6 +29,8 @@ import {
   type FlagValue,
 } from './controller-flags.ts';
 import { setupTracing } from './controller-tracing.ts';
+import { WebhookCertError } from './controller-webhook-certs.ts';
+import { startWebhook, type WebhookHandle } from './controller-webhook.ts';
 
 /** Upstream's leader election ID (spec §18.1). */
 export const LEADER_ELECTION_ID = 'a3317529.agent-sandbox.x-k8s.io';
@@ -138,6 +140,7 @@ export async function runController(
     logger,
   });
   let client: KubeClient | undefined;
+  let webhook: WebhookHandle | undefined;
   try {
     const kubeconfig = flags.get('kubeconfig') as string;
     const config = loadKubeConfig({ ...(kubeconfig ? { kubeconfig } : {}), env });
@@ -181,6 +184,23 @@ export async function runController(
       logger.info({ controller: name }, 'controller registered');
     }
     const signal = run.signal ?? setupSignalHandler();
+    if (flags.get('enable-webhook')) {
+      const urlHost = flags.get('webhook-url-host') as string;
+      webhook = await startWebhook({
+        client,
+        logger,
+        port: flags.get('webhook-port') as number,
+        certDir: flags.get('webhook-cert-dir') as string,
+        certName: flags.get('webhook-cert-name') as string,
+        keyName: flags.get('webhook-key-name') as string,
+        serviceName: flags.get('webhook-service-name') as string,
+        namespace: flags.get('webhook-namespace') as string,
+        clusterDomain: flags.get('cluster-domain') as string,
+        manageCerts: flags.get('manage-webhook-certs') as boolean,
+        extensions: flags.get('extensions') as boolean,
+        ...(urlHost ? { urlHost } : {}),
+      });
+    }
     const started = manager.start(signal);
     void reportAddresses(manager, logger, started, {
       metrics: flags.get('metrics-bind-address') !== '0',
@@ -190,13 +210,18 @@ export async function runController(
     logger.info('controller manager stopped');
     return 0;
   } catch (err: unknown) {
-    if (err instanceof KubeError || err instanceof RuntimeError) {
+    if (
+      err instanceof KubeError ||
+      err instanceof RuntimeError ||
+      err instanceof WebhookCertError
+    ) {
       logger.error({ err }, 'controller manager failed');
       io.stderr(`error: ${err.message}${causeOf(err)}\n`);
       return 1;
     }
     throw err;
   } finally {
+    await webhook?.close();
     await client?.close();
     await tracing.shutdown();
   }

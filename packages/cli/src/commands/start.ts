@@ -43,6 +43,8 @@ export async function runStart(
         '--leader-elect=false',
         '--metrics-bind-address=0',
         '--health-probe-bind-address=0',
+        // The embedded server converts v1alpha1 in-process; no conversion webhook is needed.
+        '--enable-webhook=false',
       ],
       io,
       { signal: controllers.signal },

@@ -1,0 +1,313 @@
+// The conversion webhook's serving certificates (spec §17, --manage-webhook-certs): reuse the
+// Secret agent-sandbox-webhook-certs, else generate an ECDSA P-256 CA and a serving certificate
+// for the webhook Service's names and store them in that Secret (the first replica to create it
+// wins; the others load the winner's); write tls.crt/tls.key (0600) for the HTTPS server.
+// Unmanaged certificates are read from --webhook-cert-dir. @peculiar/x509 as in the API server
+// (ADR 0007, ADR 0015).
+import { X509Certificate, createPrivateKey, KeyObject, webcrypto } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { KubeClient, SECRETS, isAlreadyExists, isNotFound } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+
+/** Upstream's Secret name (spec §17). */
+export const WEBHOOK_CERTS_SECRET = 'agent-sandbox-webhook-certs';
+const CA_COMMON_NAME = 'agent-sandbox-conversion-webhook-ca';
+const DAY_MS = 24 * 60 * 60 * 1000;
+const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
+const SIGNING_ALGORITHM: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
+
+export type WebhookCertErrorCode = 'InvalidSecret' | 'MissingFile' | 'NamespaceNotFound';
+
+/** A certificate problem the operator must fix; the message names the Secret key or file. */
+export class WebhookCertError extends Error {
+  readonly code: WebhookCertErrorCode;
+  constructor(code: WebhookCertErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WebhookCertError';
+    this.code = code;
+  }
+}
+
+export interface WebhookCertificates {
+  /** PEM CA that kube-apiserver trusts (the CRDs' caBundle); absent for unmanaged certificates. */
+  caCert?: string;
+  cert: string;
+  key: string;
+}
+
+export interface WebhookNames {
+  serviceName: string;
+  namespace: string;
+  clusterDomain: string;
+  /** Extra SANs (agent-sandbox extension --webhook-url-host): IPs or DNS names. */
+  extraHosts?: readonly string[];
+}
+
+/** The serving certificate's DNS names (spec §17), the first being the subject CN. */
+export function webhookDnsNames(n: WebhookNames): string[] {
+  const svc = `${n.serviceName}.${n.namespace}.svc`;
+  return [svc, n.serviceName, `${n.serviceName}.${n.namespace}`, `${svc}.${n.clusterDomain}`];
+}
+
+async function loadX509(): Promise<typeof import('@peculiar/x509')> {
+  // @peculiar/x509 2.x resolves algorithms through tsyringe, which needs this polyfill first.
+  await import('reflect-metadata');
+  return import('@peculiar/x509');
+}
+
+function pkcs8Pem(key: webcrypto.CryptoKey): string {
+  return KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/**
+ * A new CA (CN agent-sandbox-conversion-webhook-ca) and a serving certificate for the webhook
+ * Service's names, both ECDSA P-256, valid a year and backdated an hour for clock skew.
+ */
+export async function generateWebhookCertificates(
+  names: WebhookNames,
+  now: Date = new Date(),
+): Promise<Required<WebhookCertificates>> {
+  const x509 = await loadX509();
+  const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
+  const notAfter = new Date(now.getTime() + 365 * DAY_MS);
+  const caKeys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
+  const ca = await x509.X509CertificateGenerator.createSelfSigned(
+    {
+      name: `CN=${CA_COMMON_NAME}`,
+      keys: caKeys,
+      signingAlgorithm: SIGNING_ALGORITHM,
+      notBefore,
+      notAfter,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, webcrypto),
+      ],
+    },
+    webcrypto,
+  );
+  const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
+  const dns = webhookDnsNames(names);
+  const extra = names.extraHosts ?? [];
+  const cert = await x509.X509CertificateGenerator.create(
+    {
+      subject: `CN=${dns[0]}`,
+      issuer: ca.subject,
+      publicKey: keys.publicKey,
+      signingKey: caKeys.privateKey,
+      signingAlgorithm: SIGNING_ALGORITHM,
+      notBefore,
+      notAfter,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+        new x509.SubjectAlternativeNameExtension([
+          ...[...dns, ...extra.filter((h) => !isIP(h))].map((value) => ({ type: x509.DNS, value })),
+          ...extra.filter((h) => isIP(h)).map((value) => ({ type: x509.IP, value })),
+        ]),
+        await x509.AuthorityKeyIdentifierExtension.create(ca, false, webcrypto),
+      ],
+    },
+    webcrypto,
+  );
+  return {
+    caCert: ca.toString('pem') + '\n',
+    cert: cert.toString('pem') + '\n',
+    key: pkcs8Pem(keys.privateKey),
+  };
+}
+
+/**
+ * Checks a certificate set: PEM that parses, a key that matches, issued by the CA, valid now and
+ * covering `hosts`. `where(field)` names the Secret key or file in messages.
+ */
+export function checkWebhookCertificates(
+  certs: WebhookCertificates,
+  hosts: readonly string[],
+  where: (field: 'ca.crt' | 'tls.crt' | 'tls.key') => string,
+  fix: string,
+  now: Date = new Date(),
+): void {
+  const bad = (field: 'ca.crt' | 'tls.crt' | 'tls.key', why: string, cause?: unknown): never => {
+    throw new WebhookCertError('InvalidSecret', `${where(field)} ${why}; ${fix}`, { cause });
+  };
+  let leaf: X509Certificate;
+  try {
+    leaf = new X509Certificate(certs.cert);
+  } catch (err: unknown) {
+    return bad('tls.crt', 'is not a PEM certificate', err);
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(certs.key);
+  } catch (err: unknown) {
+    return bad('tls.key', 'is not a PEM private key', err);
+  }
+  if (!leaf.checkPrivateKey(key)) bad('tls.key', 'is not the private key of tls.crt');
+  if (certs.caCert !== undefined) {
+    let ca: X509Certificate;
+    try {
+      ca = new X509Certificate(certs.caCert);
+    } catch (err: unknown) {
+      return bad('ca.crt', 'is not a PEM certificate', err);
+    }
+    if (!leaf.checkIssued(ca) || !leaf.verify(ca.publicKey))
+      bad('tls.crt', 'was not issued by ca.crt');
+  }
+  const t = now.getTime();
+  if (t < Date.parse(leaf.validFrom) || t >= Date.parse(leaf.validTo))
+    bad('tls.crt', `is valid only from ${leaf.validFrom} to ${leaf.validTo}`);
+  const missing = hosts.filter((h) =>
+    isIP(h) ? leaf.checkIP(h) === undefined : leaf.checkHost(h, { wildcards: false }) === undefined,
+  );
+  if (missing.length) bad('tls.crt', `does not cover ${missing.join(', ')}`);
+}
+
+interface Secret extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+const unb64 = (s: string | undefined): string =>
+  s === undefined ? '' : Buffer.from(s, 'base64').toString('utf8');
+
+function fromSecret(secret: Secret): Required<WebhookCertificates> {
+  return {
+    caCert: unb64(secret.data?.['ca.crt']),
+    cert: unb64(secret.data?.['tls.crt']),
+    key: unb64(secret.data?.['tls.key']),
+  };
+}
+
+export interface EnsureWebhookCertificatesOptions extends WebhookNames {
+  client: KubeClient;
+  /** Directory the serving pair is written to (created; files 0600). */
+  certDir: string;
+  certName: string;
+  keyName: string;
+  now?: Date;
+}
+
+/**
+ * Reuses or creates the webhook Secret and writes the serving pair into `certDir`.
+ * @returns the certificates and whether this call created the Secret
+ * @throws WebhookCertError when the Secret holds unusable certificates (the message names the
+ *   key and says to delete the Secret) or its namespace does not exist
+ */
+export async function ensureWebhookCertificates(
+  options: EnsureWebhookCertificatesOptions,
+): Promise<{ certs: Required<WebhookCertificates>; created: boolean }> {
+  const { client, namespace } = options;
+  const hosts = [...webhookDnsNames(options), ...(options.extraHosts ?? [])];
+  const fix = `delete Secret ${namespace}/${WEBHOOK_CERTS_SECRET} to have new certificates generated`;
+  const check = (certs: Required<WebhookCertificates>): void =>
+    checkWebhookCertificates(
+      certs,
+      hosts,
+      (k) => `Secret ${namespace}/${WEBHOOK_CERTS_SECRET} key ${k}`,
+      fix,
+      options.now,
+    );
+  let certs: Required<WebhookCertificates>;
+  let created = false;
+  const existing = await client
+    .get<Secret>(SECRETS, namespace, WEBHOOK_CERTS_SECRET)
+    .catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    });
+  if (existing) {
+    certs = fromSecret(existing);
+    check(certs);
+  } else {
+    certs = await generateWebhookCertificates(options, options.now);
+    const secret: Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: WEBHOOK_CERTS_SECRET, namespace },
+      type: 'kubernetes.io/tls',
+      data: { 'ca.crt': b64(certs.caCert), 'tls.crt': b64(certs.cert), 'tls.key': b64(certs.key) },
+    };
+    try {
+      await client.create(SECRETS, secret);
+      created = true;
+    } catch (err: unknown) {
+      if (isNotFound(err))
+        throw new WebhookCertError(
+          'NamespaceNotFound',
+          `cannot create Secret ${namespace}/${WEBHOOK_CERTS_SECRET}: namespace ${namespace} does not exist; create it or pass --webhook-namespace`,
+          { cause: err },
+        );
+      if (!isAlreadyExists(err)) throw err;
+      // Another replica won the race: serve its certificates so the CRDs' caBundle matches.
+      certs = fromSecret(await client.get<Secret>(SECRETS, namespace, WEBHOOK_CERTS_SECRET));
+      check(certs);
+    }
+  }
+  mkdirSync(options.certDir, { recursive: true, mode: 0o700 });
+  for (const [name, text] of [
+    [options.certName, certs.cert],
+    [options.keyName, certs.key],
+  ] as const) {
+    const path = join(options.certDir, name);
+    writeFileSync(path, text, { mode: 0o600 });
+    chmodSync(path, 0o600); // an existing file keeps its mode on write
+  }
+  return { certs, created };
+}
+
+/**
+ * Unmanaged certificates (--manage-webhook-certs=false): `certName`/`keyName` in `certDir`; with
+ * the default names a single combined `cert.pem` (certificate and key) is accepted as both.
+ * @throws WebhookCertError naming the missing or unusable file
+ */
+export function loadWebhookCertificateFiles(options: {
+  certDir: string;
+  certName: string;
+  keyName: string;
+}): WebhookCertificates {
+  const read = (name: string): string | undefined => {
+    try {
+      return readFileSync(join(options.certDir, name), 'utf8');
+    } catch (err: unknown) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  };
+  const defaults = options.certName === 'tls.crt' && options.keyName === 'tls.key';
+  let cert = read(options.certName);
+  let key = read(options.keyName);
+  let files = { cert: options.certName, key: options.keyName };
+  if (cert === undefined && key === undefined && defaults) {
+    const combined = read('cert.pem');
+    if (combined !== undefined) {
+      cert = combined;
+      key = combined;
+      files = { cert: 'cert.pem', key: 'cert.pem' };
+    }
+  }
+  for (const [name, text] of [
+    [options.certName, cert],
+    [options.keyName, key],
+  ] as const)
+    if (text === undefined)
+      throw new WebhookCertError(
+        'MissingFile',
+        `${join(options.certDir, name)} does not exist: put the webhook's serving ${name === options.keyName ? 'key' : 'certificate'} there, pass --webhook-cert-dir/--webhook-cert-name/--webhook-key-name, or use --manage-webhook-certs=true`,
+      );
+  const certs = { cert: cert as string, key: key as string };
+  checkWebhookCertificates(
+    certs,
+    [],
+    (f) => join(options.certDir, f === 'tls.key' ? files.key : files.cert),
+    'replace the file with a valid PEM certificate and key, or use --manage-webhook-certs=true',
+  );
+  return certs;
+}
