@@ -25,8 +25,8 @@ import { objectKey } from '../resource-store.ts';
 import type { ResourceInfo } from '../resources/resource.ts';
 import { CRD_PREFIX } from '../crd/crd-controller.ts';
 import type { WatchEvent } from '../storage/store.ts';
-import { reportToStderr, unexpectedErrors, type ControllerOptions } from './controller-options.ts';
-import { LogFollower } from './log-follower.ts';
+import { reportToStderr, type ControllerOptions } from './controller-options.ts';
+import { LogDrivenLoop } from './log-driven-loop.ts';
 import {
   indexedObject,
   isTracked,
@@ -44,7 +44,6 @@ import {
   writeStored,
   type ObjectLocation,
 } from './stored-objects.ts';
-import { WorkQueue } from './work-queue.ts';
 
 /** How an owner reference stands, in kube's GC terms (classifyReferences). */
 type OwnerState = 'solid' | 'dangling' | 'waiting' | 'unresolved';
@@ -77,48 +76,37 @@ export class GarbageCollector {
   readonly #index = new OwnerIndex();
   /** Dependents naming a kind no served resource has: judged again when CRDs change. */
   readonly #unresolved = new Set<string>();
-  #queue: WorkQueue | undefined;
-  #follower: LogFollower | undefined;
+  readonly #loop: LogDrivenLoop;
 
   constructor(parts: ServerParts, options: ControllerOptions = {}) {
     this.#parts = parts;
     this.#onError = options.onError ?? reportToStderr;
-  }
-
-  /** Builds the index from storage, queues every object that needs a look, then follows the log. */
-  start(): void {
-    if (this.#follower) return;
-    const queue = new WorkQueue({
+    this.#loop = new LogDrivenLoop(parts.store, {
+      name: GarbageCollector.NAME,
+      observe: (e) => this.#observe(e),
       reconcile: (key) => this.#reconcile(key),
-      onError: unexpectedErrors(GarbageCollector.NAME, this.#onError),
-    });
-    this.#queue = queue;
-    this.#follower = new LogFollower(this.#parts.store, {
       reset: () => {
         this.#index.clear();
         this.#unresolved.clear();
       },
-      observe: (e) => this.#observe(e),
-      onError: (err) => this.#onError(GarbageCollector.NAME, '/registry/', err),
+      onError: this.#onError,
     });
-    this.#follower.start();
   }
 
-  /** Stops following the log and drops queued work; no timer survives it. */
+  start(): void {
+    this.#loop.start();
+  }
+
   stop(): void {
-    this.#follower?.stop();
-    this.#follower = undefined;
-    this.#queue?.stop();
-    this.#queue = undefined;
+    this.#loop.stop();
   }
 
-  /** Resolves when no key is queued (for tests and orderly shutdown). */
   idle(): Promise<void> {
-    return this.#queue?.idle() ?? Promise.resolve();
+    return this.#loop.idle();
   }
 
   #enqueue(key: string): void {
-    this.#queue?.add(key);
+    this.#loop.enqueue(key);
   }
 
   #observe(e: WatchEvent): void {

@@ -13,8 +13,8 @@ import { deleteOne } from '../operations/delete-object.ts';
 import { keyPrefix, objectKey } from '../resource-store.ts';
 import type { ResourceInfo } from '../resources/resource.ts';
 import type { WatchEvent } from '../storage/store.ts';
-import { reportToStderr, unexpectedErrors, type ControllerOptions } from './controller-options.ts';
-import { LogFollower } from './log-follower.ts';
+import { reportToStderr, type ControllerOptions } from './controller-options.ts';
+import { LogDrivenLoop } from './log-driven-loop.ts';
 import { computeNamespaceConditions, type ContentTotals } from './namespace-conditions.ts';
 import { KUBERNETES_FINALIZER } from './namespace-deletion.ts';
 import {
@@ -26,7 +26,6 @@ import {
   resourceAt,
   writeStored,
 } from './stored-objects.ts';
-import { WorkQueue } from './work-queue.ts';
 
 const NAMESPACES_PREFIX = '/registry/core/namespaces/';
 /** Objects read per list page while deleting content. */
@@ -43,44 +42,31 @@ export class NamespaceController {
   readonly #onError: (controller: string, key: string, err: unknown) => void;
   /** Names of namespaces with a deletionTimestamp, whose content changes wake the controller. */
   readonly #terminating = new Set<string>();
-  #queue: WorkQueue | undefined;
-  #follower: LogFollower | undefined;
+  readonly #loop: LogDrivenLoop;
 
   constructor(parts: ServerParts, options: ControllerOptions = {}) {
     this.#parts = parts;
     this.#onError = options.onError ?? reportToStderr;
-  }
-
-  /** Lists namespaces, queues the terminating ones, then follows every change in the log. */
-  start(): void {
-    if (this.#follower) return;
-    this.#queue = new WorkQueue({
-      reconcile: (name) => this.#reconcile(name),
-      onError: unexpectedErrors(NamespaceController.NAME, this.#onError),
+    this.#loop = new LogDrivenLoop(parts.store, {
+      name: NamespaceController.NAME,
+      observe: (e) => this.#observe(e),
+      reconcile: (key) => this.#reconcile(key),
+      reset: () => this.#terminating.clear(),
+      onError: this.#onError,
+      follow: { watchPrefix: '/registry/', listPrefix: NAMESPACES_PREFIX },
     });
-    this.#follower = new LogFollower(
-      this.#parts.store,
-      {
-        reset: () => this.#terminating.clear(),
-        observe: (e) => this.#observe(e),
-        onError: (err) => this.#onError(NamespaceController.NAME, '/registry/', err),
-      },
-      { watchPrefix: '/registry/', listPrefix: NAMESPACES_PREFIX },
-    );
-    this.#follower.start();
   }
 
-  /** Stops following the log and drops queued work; no timer survives it. */
+  start(): void {
+    this.#loop.start();
+  }
+
   stop(): void {
-    this.#follower?.stop();
-    this.#follower = undefined;
-    this.#queue?.stop();
-    this.#queue = undefined;
+    this.#loop.stop();
   }
 
-  /** Resolves when no namespace is queued. */
   idle(): Promise<void> {
-    return this.#queue?.idle() ?? Promise.resolve();
+    return this.#loop.idle();
   }
 
   #observe(e: WatchEvent): void {
@@ -93,11 +79,11 @@ export class NamespaceController {
         return;
       }
       this.#terminating.add(loc.name);
-      this.#queue?.add(loc.name);
+      this.#loop.enqueue(loc.name);
       return;
     }
     if (loc.namespace !== undefined && this.#terminating.has(loc.namespace))
-      this.#queue?.add(loc.namespace);
+      this.#loop.enqueue(loc.namespace);
   }
 
   #reconcile(name: string): void {

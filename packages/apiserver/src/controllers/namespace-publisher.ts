@@ -10,8 +10,8 @@ import { encode, objectKey } from '../resource-store.ts';
 import { groupVersion } from '../resources/resource.ts';
 import { isStorageError } from '../storage/errors.ts';
 import type { WatchEvent } from '../storage/store.ts';
-import { reportToStderr, unexpectedErrors, type ControllerOptions } from './controller-options.ts';
-import { LogFollower } from './log-follower.ts';
+import { reportToStderr, type ControllerOptions } from './controller-options.ts';
+import { LogDrivenLoop } from './log-driven-loop.ts';
 import {
   CONTROLLER_MANAGER,
   parseKey,
@@ -19,7 +19,6 @@ import {
   resourceAt,
   writeStored,
 } from './stored-objects.ts';
-import { WorkQueue } from './work-queue.ts';
 
 export interface PublishedObject {
   /** The controller's name in error reports. */
@@ -41,57 +40,44 @@ export class NamespacePublisher {
   readonly #parts: ServerParts;
   readonly #what: PublishedObject;
   readonly #onError: NonNullable<ControllerOptions['onError']>;
-  #queue: WorkQueue | undefined;
-  #follower: LogFollower | undefined;
+  readonly #loop: LogDrivenLoop;
 
   constructor(parts: ServerParts, what: PublishedObject, options: ControllerOptions = {}) {
     this.#parts = parts;
     this.#what = what;
     this.#onError = options.onError ?? reportToStderr;
+    this.#loop = new LogDrivenLoop(parts.store, {
+      name: what.controller,
+      observe: (e) => this.#observe(e),
+      reconcile: (key) => this.#reconcile(key),
+      onError: this.#onError,
+      follow: { watchPrefix: '/registry/core/', listPrefix: NAMESPACES },
+    });
   }
 
-  /** Lists namespaces (queueing each), then follows namespaces and the published objects. */
   start(): void {
-    if (this.#follower) return;
-    const name = this.#what.controller;
-    this.#queue = new WorkQueue({
-      reconcile: (ns) => this.#reconcile(ns),
-      onError: unexpectedErrors(name, this.#onError),
-    });
-    this.#follower = new LogFollower(
-      this.#parts.store,
-      {
-        reset: () => {},
-        observe: (e) => this.#observe(e),
-        onError: (err) => this.#onError(name, '/registry/', err),
-      },
-      { watchPrefix: '/registry/core/', listPrefix: NAMESPACES },
-    );
-    this.#follower.start();
+    this.#loop.start();
   }
 
   stop(): void {
-    this.#follower?.stop();
-    this.#follower = undefined;
-    this.#queue?.stop();
-    this.#queue = undefined;
+    this.#loop.stop();
   }
 
   idle(): Promise<void> {
-    return this.#queue?.idle() ?? Promise.resolve();
+    return this.#loop.idle();
   }
 
   #observe(e: WatchEvent): void {
     const loc = parseKey(e.key);
     if (!loc || loc.group !== '') return;
     if (loc.plural === 'namespaces' && loc.namespace === undefined) {
-      if (e.type !== 'DELETED') this.#queue?.add(loc.name);
+      if (e.type !== 'DELETED') this.#loop.enqueue(loc.name);
     } else if (
       loc.plural === this.#what.plural &&
       loc.name === this.#what.name &&
       loc.namespace !== undefined
     ) {
-      this.#queue?.add(loc.namespace);
+      this.#loop.enqueue(loc.namespace);
     }
   }
 

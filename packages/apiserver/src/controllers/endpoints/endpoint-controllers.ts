@@ -8,10 +8,9 @@ import type { KubeObject } from '../../objects.ts';
 import { keyPrefix, objectKey } from '../../resource-store.ts';
 import type { ResourceInfo } from '../../resources/resource.ts';
 import type { WatchEvent } from '../../storage/store.ts';
-import { reportToStderr, unexpectedErrors, type ControllerOptions } from '../controller-options.ts';
-import { LogFollower } from '../log-follower.ts';
+import { reportToStderr, type ControllerOptions } from '../controller-options.ts';
+import { LogDrivenLoop } from '../log-driven-loop.ts';
 import { parseKey, parseObject, readStored, resourceAt, writeStored } from '../stored-objects.ts';
-import { WorkQueue } from '../work-queue.ts';
 import {
   managedSelector,
   MANAGED_BY_LABEL,
@@ -41,41 +40,31 @@ export class EndpointControllers {
   readonly #services = new Map<string, Set<string>>();
   readonly #slicesTracker = new TriggerTimeTracker();
   readonly #endpointsTracker = new TriggerTimeTracker();
-  #queue: WorkQueue | undefined;
-  #follower: LogFollower | undefined;
+  readonly #loop: LogDrivenLoop;
 
   constructor(parts: ServerParts, options: ControllerOptions = {}) {
     this.#parts = parts;
     this.#onError = options.onError ?? reportToStderr;
+    this.#loop = new LogDrivenLoop(parts.store, {
+      name: NAME,
+      observe: (e) => this.#observe(e),
+      reconcile: (key) => this.#reconcile(key),
+      reset: () => this.#services.clear(),
+      onError: this.#onError,
+      follow: { watchPrefix: '/registry/', listPrefix: '/registry/core/services/' },
+    });
   }
 
   start(): void {
-    if (this.#follower) return;
-    this.#queue = new WorkQueue({
-      reconcile: (key) => this.#reconcile(key),
-      onError: unexpectedErrors(NAME, this.#onError),
-    });
-    this.#follower = new LogFollower(
-      this.#parts.store,
-      {
-        reset: () => this.#services.clear(),
-        observe: (e) => this.#observe(e),
-        onError: (err) => this.#onError(NAME, '/registry/', err),
-      },
-      { watchPrefix: '/registry/', listPrefix: '/registry/core/services/' },
-    );
-    this.#follower.start();
+    this.#loop.start();
   }
 
   stop(): void {
-    this.#follower?.stop();
-    this.#follower = undefined;
-    this.#queue?.stop();
-    this.#queue = undefined;
+    this.#loop.stop();
   }
 
   idle(): Promise<void> {
-    return this.#queue?.idle() ?? Promise.resolve();
+    return this.#loop.idle();
   }
 
   #observe(e: WatchEvent): void {
@@ -87,16 +76,16 @@ export class EndpointControllers {
       if (e.type === 'DELETED') names.delete(loc.name);
       else names.add(loc.name);
       this.#services.set(ns, names);
-      this.#queue?.add(`${ns}/${loc.name}`);
+      this.#loop.enqueue(`${ns}/${loc.name}`);
     } else if (loc.group === '' && loc.plural === 'pods') {
-      for (const svc of this.#services.get(ns) ?? []) this.#queue?.add(`${ns}/${svc}`);
+      for (const svc of this.#services.get(ns) ?? []) this.#loop.enqueue(`${ns}/${svc}`);
     } else if (loc.group === '' && loc.plural === 'endpoints') {
-      this.#queue?.add(`${ns}/${loc.name}`);
+      this.#loop.enqueue(`${ns}/${loc.name}`);
     } else if (loc.group === 'discovery.k8s.io' && loc.plural === 'endpointslices') {
       const labels = parseObject(e.value)?.metadata.labels ?? {};
       const svc = labels[SERVICE_NAME_LABEL];
       if (svc !== undefined && labels[MANAGED_BY_LABEL] === SLICE_CONTROLLER)
-        this.#queue?.add(`${ns}/${svc}`);
+        this.#loop.enqueue(`${ns}/${svc}`);
     }
   }
 
