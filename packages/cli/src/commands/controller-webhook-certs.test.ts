@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  WebhookCertError,
+  WebhookError,
   checkWebhookCertificates,
   generateWebhookCertificates,
   loadWebhookCertificateFiles,
@@ -154,9 +154,9 @@ describe('loadWebhookCertificateFiles', () => {
     } catch (e: unknown) {
       err = e;
     }
-    expect(err).toBeInstanceOf(WebhookCertError);
-    expect((err as WebhookCertError).code).toBe('MissingFile');
-    expect((err as WebhookCertError).message).toBe(
+    expect(err).toBeInstanceOf(WebhookError);
+    expect((err as WebhookError).code).toBe('MissingFile');
+    expect((err as WebhookError).message).toBe(
       `${join(certDir, 'tls.key')} does not exist: put the webhook's serving key there, pass --webhook-cert-dir/--webhook-cert-name/--webhook-key-name, or use --manage-webhook-certs=true`,
     );
   });

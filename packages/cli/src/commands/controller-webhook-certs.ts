@@ -18,14 +18,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 const SIGNING_ALGORITHM: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
 
-export type WebhookCertErrorCode = 'InvalidSecret' | 'MissingFile' | 'NamespaceNotFound';
+export type WebhookErrorCode =
+  'InvalidSecret' | 'MissingFile' | 'NamespaceNotFound' | 'ListenFailed';
 
-/** A certificate problem the operator must fix; the message names the Secret key or file. */
-export class WebhookCertError extends Error {
-  readonly code: WebhookCertErrorCode;
-  constructor(code: WebhookCertErrorCode, message: string, options?: { cause?: unknown }) {
+/** A webhook problem the operator must fix; the message names the Secret key, file or port. */
+export class WebhookError extends Error {
+  readonly code: WebhookErrorCode;
+  constructor(code: WebhookErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'WebhookCertError';
+    this.name = 'WebhookError';
     this.code = code;
   }
 }
@@ -135,7 +136,7 @@ export function checkWebhookCertificates(
   now: Date = new Date(),
 ): void {
   const bad = (field: 'ca.crt' | 'tls.crt' | 'tls.key', why: string, cause?: unknown): never => {
-    throw new WebhookCertError('InvalidSecret', `${where(field)} ${why}; ${fix}`, { cause });
+    throw new WebhookError('InvalidSecret', `${where(field)} ${why}; ${fix}`, { cause });
   };
   let leaf: X509Certificate;
   try {
@@ -198,7 +199,7 @@ export interface EnsureWebhookCertificatesOptions extends WebhookNames {
 /**
  * Reuses or creates the webhook Secret and writes the serving pair into `certDir`.
  * @returns the certificates and whether this call created the Secret
- * @throws WebhookCertError when the Secret holds unusable certificates (the message names the
+ * @throws WebhookError when the Secret holds unusable certificates (the message names the
  *   key and says to delete the Secret) or its namespace does not exist
  */
 export async function ensureWebhookCertificates(
@@ -240,9 +241,9 @@ export async function ensureWebhookCertificates(
       created = true;
     } catch (err: unknown) {
       if (isNotFound(err))
-        throw new WebhookCertError(
+        throw new WebhookError(
           'NamespaceNotFound',
-          `cannot create Secret ${namespace}/${WEBHOOK_CERTS_SECRET}: namespace ${namespace} does not exist; create it or pass --webhook-namespace`,
+          `cannot create Secret ${namespace}/${WEBHOOK_CERTS_SECRET}: namespace ${namespace} does not exist; create it, pass --webhook-namespace, or run without the webhook (--enable-webhook=false)`,
           { cause: err },
         );
       if (!isAlreadyExists(err)) throw err;
@@ -266,7 +267,7 @@ export async function ensureWebhookCertificates(
 /**
  * Unmanaged certificates (--manage-webhook-certs=false): `certName`/`keyName` in `certDir`; with
  * the default names a single combined `cert.pem` (certificate and key) is accepted as both.
- * @throws WebhookCertError naming the missing or unusable file
+ * @throws WebhookError naming the missing or unusable file
  */
 export function loadWebhookCertificateFiles(options: {
   certDir: string;
@@ -298,7 +299,7 @@ export function loadWebhookCertificateFiles(options: {
     [options.keyName, key],
   ] as const)
     if (text === undefined)
-      throw new WebhookCertError(
+      throw new WebhookError(
         'MissingFile',
         `${join(options.certDir, name)} does not exist: put the webhook's serving ${name === options.keyName ? 'key' : 'certificate'} there, pass --webhook-cert-dir/--webhook-cert-name/--webhook-key-name, or use --manage-webhook-certs=true`,
       );

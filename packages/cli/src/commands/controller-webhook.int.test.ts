@@ -3,7 +3,9 @@
 // HTTPS server answers real ConversionReviews. The embedded server itself converts in-process
 // (its Converter is a function, not a URL), so kube-apiserver calling the webhook is
 // controller-webhook.cluster.test.ts.
+import { once } from 'node:events';
 import { request } from 'node:https';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +24,9 @@ import {
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_CERTS_SECRET, WebhookCertError } from './controller-webhook-certs.ts';
+import { WEBHOOK_CERTS_SECRET, WebhookError } from './controller-webhook-certs.ts';
 import { WEBHOOK_CRD_NAMES, startWebhook, type WebhookHandle } from './controller-webhook.ts';
+import { runController } from './controller.ts';
 
 const CRDS: ResourceRef = {
   group: 'apiextensions.k8s.io',
@@ -196,13 +199,80 @@ describe('startWebhook (embedded API server)', () => {
     await first.close();
   });
 
+  it('fails with a message naming the port when it is taken', async () => {
+    const taken = createNetServer().listen(0);
+    await once(taken, 'listening');
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const err = await startWebhook({ ...options(certDir), port }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WebhookError);
+      expect((err as WebhookError).code).toBe('ListenFailed');
+      expect((err as Error).message).toMatch(
+        new RegExp(
+          `^cannot serve the conversion webhook on port ${port} \\(EADDRINUSE\\); pass a free --webhook-port \\(0 picks one\\)$`,
+        ),
+      );
+    } finally {
+      taken.close();
+    }
+  });
+
   it('fails with a message naming the namespace when it does not exist', async () => {
     const err = await startWebhook({ ...options(certDir), namespace: 'no-such-ns' }).catch(
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(WebhookCertError);
+    expect(err).toBeInstanceOf(WebhookError);
     expect((err as Error).message).toBe(
-      `cannot create Secret no-such-ns/${WEBHOOK_CERTS_SECRET}: namespace no-such-ns does not exist; create it or pass --webhook-namespace`,
+      `cannot create Secret no-such-ns/${WEBHOOK_CERTS_SECRET}: namespace no-such-ns does not exist; create it, pass --webhook-namespace, or run without the webhook (--enable-webhook=false)`,
     );
+  });
+});
+
+describe('agent-sandbox controller webhook flags (in-process, embedded API server)', () => {
+  async function run(args: string[]): Promise<{ code: number; stderr: string }> {
+    let stderr = '';
+    const io = {
+      stdout: () => undefined,
+      stderr: (s: string) => void (stderr += s),
+      stdin: () => '',
+    };
+    const stop = new AbortController();
+    const code = await runController(
+      [
+        '--kubeconfig',
+        server.kubeconfigPath,
+        '--leader-elect=false',
+        '--metrics-bind-address=0',
+        '--health-probe-bind-address=0',
+        ...args,
+      ],
+      io,
+      { signal: stop.signal, env: {} },
+    );
+    return { code, stderr };
+  }
+
+  it('exits 1 naming the missing file for unmanaged certificates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-unmanaged-'));
+    try {
+      const { code, stderr } = await run([
+        '--manage-webhook-certs=false',
+        `--webhook-cert-dir=${dir}`,
+        '--webhook-port=0',
+      ]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        `error: ${join(dir, 'tls.crt')} does not exist: put the webhook's serving certificate there`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 1 naming the namespace when the webhook namespace is missing (the default agent-sandbox-system)', async () => {
+    const { code, stderr } = await run([`--webhook-cert-dir=${certDir}`, '--webhook-port=0']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('namespace agent-sandbox-system does not exist');
+    expect(stderr).toContain('--enable-webhook=false');
   });
 });

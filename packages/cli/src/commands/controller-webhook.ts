@@ -3,7 +3,6 @@
 // the merge patch that points our CRDs' Webhook conversion at it. --webhook-url-host is an
 // agent-sandbox extension for running outside a cluster: the CRDs get `clientConfig.url` instead
 // of a Service reference, and the certificate covers that host (ADR 0015).
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,7 @@ import { KubeClient, isNotFound, type ResourceRef } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import type { Logger } from 'pino';
 import {
+  WebhookError,
   ensureWebhookCertificates,
   loadWebhookCertificateFiles,
   type WebhookCertificates,
@@ -210,13 +210,20 @@ export async function startWebhook(options: WebhookOptions): Promise<WebhookHand
     { cert: certs.cert, key: certs.key },
     webhookRequestListener({ extensions: options.extensions, logger }),
   );
-  server.listen(options.port);
-  await Promise.race([
-    once(server, 'listening'),
-    once(server, 'error').then(([err]) => {
-      throw err;
-    }),
-  ]);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: Error) =>
+      reject(
+        new WebhookError(
+          'ListenFailed',
+          `cannot serve the conversion webhook on port ${options.port} (${(err as NodeJS.ErrnoException).code ?? 'listen failed'}); pass a free --webhook-port (0 picks one)`,
+          { cause: err },
+        ),
+      ),
+    );
+    server.listen(options.port, resolve);
+  });
+  // After listen, an error is logged rather than thrown from an event the manager cannot catch.
+  server.on('error', (err: Error) => logger.error({ err }, 'conversion webhook server error'));
   const port = (server.address() as AddressInfo).port;
   const close = async (): Promise<void> => {
     server.closeAllConnections();

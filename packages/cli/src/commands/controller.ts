@@ -29,7 +29,7 @@ import {
   type FlagValue,
 } from './controller-flags.ts';
 import { setupTracing } from './controller-tracing.ts';
-import { WebhookCertError } from './controller-webhook-certs.ts';
+import { WebhookError } from './controller-webhook-certs.ts';
 import { startWebhook, type WebhookHandle } from './controller-webhook.ts';
 
 /** Upstream's leader election ID (spec §18.1). */
@@ -210,11 +210,7 @@ export async function runController(
     logger.info('controller manager stopped');
     return 0;
   } catch (err: unknown) {
-    if (
-      err instanceof KubeError ||
-      err instanceof RuntimeError ||
-      err instanceof WebhookCertError
-    ) {
+    if (err instanceof KubeError || err instanceof RuntimeError || err instanceof WebhookError) {
       logger.error({ err }, 'controller manager failed');
       io.stderr(`error: ${err.message}${causeOf(err)}\n`);
       return 1;
