@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTROLLER_FLAGS,
+  CONTROLLER_NAMES,
   controllerHelp,
+  selectedControllers,
   parseControllerFlags,
   type FlagValue,
 } from './controller-flags.ts';
@@ -50,6 +52,8 @@ const UPSTREAM_DEFAULTS: Record<string, FlagValue> = {
   'enable-webhook': true,
   // agent-sandbox extension (not upstream): a webhook reached by URL from outside the cluster.
   'webhook-url-host': '',
+  // agent-sandbox extension: which reconcilers run (none: the conversion webhook alone).
+  controllers: '*',
   'zap-devel': false,
   'zap-encoder': 'json',
   'zap-log-level': 'info',
@@ -104,6 +108,10 @@ const CASES: Record<string, { ok: [string, FlagValue]; bad?: [string, RegExp] }>
   'webhook-url-host': {
     ok: ['127.0.0.1', '127.0.0.1'],
     bad: ['https://127.0.0.1:9443', /IP address or DNS name without scheme, port or path/],
+  },
+  controllers: {
+    ok: ['sandbox', 'sandbox'],
+    bad: ['sandbox,pods', /unknown controller "pods"; use \*, none, or a comma list of sandbox, /],
   },
   'zap-devel': { ok: ['true', true], bad: ['x', /not a boolean/] },
   'zap-encoder': { ok: ['console', 'console'], bad: ['xml', /not one of json, console/] },
@@ -173,6 +181,26 @@ describe('controller flags', () => {
       '--enable-pprof is accepted for compatibility but ignored (not implemented yet)',
     ]);
     expect(parseControllerFlags(['--enable-pprof=false']).warnings).toEqual([]);
+  });
+
+  it('reads --controllers as *, none (also empty) or a de-duplicated comma list', () => {
+    const value = (text: string) =>
+      parseControllerFlags([`--controllers=${text}`]).values.get('controllers');
+    expect(value('*')).toBe('*');
+    expect(value('none')).toBe('none');
+    expect(value('')).toBe('none');
+    expect(value(' , ')).toBe('none');
+    expect(value('sandboxclaim, sandbox,sandboxclaim')).toBe('sandboxclaim,sandbox');
+    expect(selectedControllers('*')).toEqual(CONTROLLER_NAMES);
+    expect(selectedControllers('none')).toEqual([]);
+    expect(selectedControllers('sandboxclaim,sandbox')).toEqual(['sandboxclaim', 'sandbox']);
+    expect(() => parseControllerFlags(['--controllers=none,sandbox'])).toThrow(
+      /--controllers: "none" cannot be combined with controller names/,
+    );
+    expect(() => parseControllerFlags(['--controllers=*,sandbox'])).toThrow(
+      /"\*" cannot be combined/,
+    );
+    expect(controllerHelp()).toMatch(/--controllers <value> +agent-sandbox extension: .*none/);
   });
 
   it('recognises --help and -h', () => {

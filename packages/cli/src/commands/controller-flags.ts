@@ -43,6 +43,44 @@ function urlHost(text: string): string {
   throw new Error('must be an IP address or DNS name without scheme, port or path, e.g. 127.0.0.1');
 }
 
+/** The controllers the manager knows (controller.ts CONTROLLERS), for --controllers. */
+export const CONTROLLER_NAMES: readonly string[] = [
+  'sandbox',
+  'sandboxclaim',
+  'sandboxwarmpool',
+  'sandboxtemplate',
+];
+
+/**
+ * --controllers, kube-controller-manager style: `*` (every controller --extensions enables), a
+ * comma list of names, or `none` / empty for no reconcilers (the webhook-only mode). Normalized to
+ * `*`, `none` or the names in the order given, without duplicates, joined by commas.
+ */
+function controllerList(text: string): string {
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0 || (items.length === 1 && items[0] === 'none')) return 'none';
+  if (items.length === 1 && items[0] === '*') return '*';
+  for (const item of items) {
+    if (item === '*' || item === 'none')
+      throw new Error(`"${item}" cannot be combined with controller names`);
+    if (!CONTROLLER_NAMES.includes(item))
+      throw new Error(
+        `unknown controller "${item}"; use *, none, or a comma list of ${CONTROLLER_NAMES.join(', ')}`,
+      );
+  }
+  return [...new Set(items)].join(',');
+}
+
+/** The names --controllers selects (before --extensions filtering): `*` is all of them. */
+export function selectedControllers(value: string): readonly string[] {
+  if (value === '*') return CONTROLLER_NAMES;
+  if (value === 'none') return [];
+  return value.split(',');
+}
+
 /** Upstream's flags, in upstream's order (spec §18.1). */
 export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
   { name: 'version', default: false, parse: parseBool, help: 'print version and exit' },
@@ -287,6 +325,12 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
     default: '',
     parse: urlHost,
     help: 'agent-sandbox extension: point the CRDs at https://<host>:<port>/convert (a manager outside the cluster) and add the host to the certificate',
+  },
+  {
+    name: 'controllers',
+    default: '*',
+    parse: controllerList,
+    help: `agent-sandbox extension: reconcilers to run — * (sandbox, plus the extension controllers with --extensions), a comma list of ${CONTROLLER_NAMES.join(', ')}, or none (or empty): no reconcilers, no informers, no leader election, only the conversion webhook`,
   },
   { name: 'zap-devel', default: false, parse: parseBool, help: 'development logging defaults' },
   {

@@ -1,6 +1,7 @@
 // `agent-sandbox controller` in-process: help, version, and the fail-fast paths (no API server).
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../testing.ts';
+import { CONTROLLER_NAMES } from './controller-flags.ts';
 import { CONTROLLERS } from './controller.ts';
 
 describe('agent-sandbox controller (in-process)', () => {
@@ -39,6 +40,21 @@ describe('agent-sandbox controller (in-process)', () => {
     expect((await runCli(['controller', '--extensions=false', '--help'])).code).toBe(0);
   });
 
+  it('refuses --controllers naming extension controllers without --extensions, and nothing to run', async () => {
+    const r = await runCli(['controller', '--controllers=sandbox,sandboxclaim']);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toBe(
+      'error: --controllers: sandboxclaim run only with --extensions; add --extensions or drop them from --controllers\n',
+    );
+    const idle = await runCli(['controller', '--controllers=none', '--enable-webhook=false']);
+    expect(idle.code).toBe(2);
+    expect(idle.stderr).toMatch(/^error: --controllers=none with --enable-webhook=false leaves/);
+    // Only the selected extension controllers need to exist.
+    const one = await runCli(['controller', '--extensions', '--controllers=sandboxtemplate']);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toContain('the sandboxtemplate controllers are not available yet');
+  });
+
   it('registers the Sandbox controller; the extension ones are not implemented yet', () => {
     expect(Object.keys(CONTROLLERS)).toEqual([
       'sandbox',
@@ -46,6 +62,7 @@ describe('agent-sandbox controller (in-process)', () => {
       'sandboxwarmpool',
       'sandboxtemplate',
     ]);
+    expect(CONTROLLER_NAMES).toEqual(Object.keys(CONTROLLERS));
     expect(CONTROLLERS['sandbox']?.create).toBeTypeOf('function');
     expect(Object.values(CONTROLLERS).filter((c) => c.extension && c.create !== undefined)).toEqual(
       [],

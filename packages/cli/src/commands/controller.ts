@@ -2,6 +2,7 @@
 // and defaults (controller-flags.ts), kubeconfig from --kubeconfig, KUBECONFIG or in-cluster,
 // /metrics with controller_runtime_* and agent_sandbox_* families, /healthz and /readyz, leader
 // election on the `a3317529.agent-sandbox.x-k8s.io` Lease (released on SIGTERM), tracing.
+// `--controllers=none` (our extension) runs the conversion webhook alone: no informers, no Lease.
 import {
   AgentSandboxMetrics,
   SANDBOXES,
@@ -26,6 +27,7 @@ import {
   FlagError,
   controllerHelp,
   parseControllerFlags,
+  selectedControllers,
   type FlagValue,
 } from './controller-flags.ts';
 import { setupTracing } from './controller-tracing.ts';
@@ -118,9 +120,22 @@ export async function runController(
     );
     return 0;
   }
-  const unavailable = Object.entries(CONTROLLERS)
-    .filter(([, c]) => c.extension && !c.create)
-    .map(([n]) => n);
+  const selected = selectedControllers(flags.get('controllers') as string);
+  const explicit = parsed.set.has('controllers') && flags.get('controllers') !== '*';
+  const needExtensions = selected.filter((n) => CONTROLLERS[n]?.extension);
+  if (explicit && needExtensions.length && !flags.get('extensions')) {
+    io.stderr(
+      `error: --controllers: ${needExtensions.join(', ')} run only with --extensions; add --extensions or drop them from --controllers\n`,
+    );
+    return 2;
+  }
+  const unavailable = selected.filter((n) => CONTROLLERS[n]?.extension && !CONTROLLERS[n].create);
+  if (selected.length === 0 && !flags.get('enable-webhook')) {
+    io.stderr(
+      'error: --controllers=none with --enable-webhook=false leaves the manager nothing to do; select controllers or enable the webhook\n',
+    );
+    return 2;
+  }
   if (flags.get('extensions') && unavailable.length) {
     // Failing beats warning: with a warning the manager would run, and SandboxClaims,
     // SandboxWarmPools and SandboxTemplates would sit unreconciled with no status to say why.
@@ -153,6 +168,7 @@ export async function runController(
       metrics: metrics.clientMetrics(),
     });
     const leaderNamespace = flags.get('leader-election-namespace') as string;
+    const webhookOnly = selected.length === 0;
     const manager = new Manager({
       client,
       logger,
@@ -162,7 +178,8 @@ export async function runController(
       healthProbeBindAddress: flags.get('health-probe-bind-address') as string,
       tracer: tracing.tracer,
       cacheTransforms: sandboxCacheTransforms,
-      ...(flags.get('leader-elect')
+      // With no reconcilers nothing needs one leader: every replica serves the webhook.
+      ...(flags.get('leader-elect') && !webhookOnly
         ? {
             leaderElection: {
               name: LEADER_ELECTION_ID,
@@ -171,13 +188,17 @@ export async function runController(
           }
         : {}),
     });
-    const sandboxes = manager.getInformer<KubeObject & SandboxForMetrics>(SANDBOXES);
-    new AgentSandboxMetrics(registry, {
-      listSandboxes: () => sandboxes.cache.list(),
-      buildInfo: { gitVersion: run.version ?? 'unknown' },
-    });
+    // The Sandbox gauges read an informer cache; webhook-only starts no informer at all.
+    if (!webhookOnly) {
+      const sandboxes = manager.getInformer<KubeObject & SandboxForMetrics>(SANDBOXES);
+      new AgentSandboxMetrics(registry, {
+        listSandboxes: () => sandboxes.cache.list(),
+        buildInfo: { gitVersion: run.version ?? 'unknown' },
+      });
+    } else logger.info('--controllers=none: no reconcilers, serving the conversion webhook only');
     const ctx: ControllerContext = { client, manager, flags };
     for (const [name, entry] of Object.entries(CONTROLLERS)) {
+      if (!selected.includes(name)) continue;
       if (entry.extension && !flags.get('extensions')) continue;
       if (!entry.create) continue;
       manager.add(entry.create(ctx));
