@@ -14,6 +14,7 @@ import { DISCOVERY_CASES } from './cases/discovery.ts';
 import { ENDPOINTSLICE_CASES } from './cases/endpointslices.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
+import { POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
 import { POD_VALIDATION_CASES } from './cases/pod-validation.ts';
 import { POD_CASES } from './cases/pods.ts';
 import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
@@ -34,6 +35,7 @@ const CASES: ConformanceCase[] = [
   ...ENDPOINTSLICE_CASES,
   ...POD_CASES,
   ...POD_VALIDATION_CASES,
+  ...POD_DEFAULT_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {

@@ -10,6 +10,7 @@ import {
 import { defaultEndpointSlice, isEndpointSlice } from './resources/endpointslice-strategy.ts';
 import { defaultService, isService, prepareServiceUpdate } from './resources/service-strategy.ts';
 import { isPod, preparePodCreate, preparePodStatusUpdate } from './resources/pods-strategy.ts';
+import { defaultPodSpec } from './resources/pods-defaults.ts';
 
 export type KubeObject = Record<string, unknown> & {
   metadata: ObjectMeta;
@@ -110,6 +111,8 @@ export function prepareUpdate(
     if (r.group === '' && r.plural === 'namespaces') prepareNamespaceUpdate(old, out);
     if (isService(r)) prepareServiceUpdate(r, old, out);
     if (isEndpointSlice(r)) defaultEndpointSlice(out);
+    // Defaulted before the generation check, so dropping a defaulted field changes nothing.
+    if (isPod(r)) defaultPodSpec(out['spec']);
     if (r.hasStatus) {
       if (old['status'] === undefined) delete out['status'];
       else out['status'] = structuredClone(old['status']);

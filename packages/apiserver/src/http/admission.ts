@@ -11,12 +11,16 @@ import {
 } from '@agent-sandbox/crd-schema';
 import { badRequest, invalid, statusError } from '../errors.ts';
 import { isEndpointSlice, validateEndpointSlice } from '../resources/endpointslice-strategy.ts';
+import { generateName } from '../objects.ts';
+import { objectKey } from '../resource-store.ts';
+import { admitPodCreate } from '../resources/pods-admission.ts';
+import { defaultPodSpec } from '../resources/pods-defaults.ts';
 import { isPod, podCreateWarnings } from '../resources/pods-strategy.ts';
 import { validatePodSpecUpdate } from '../resources/pods-update-validation.ts';
 import { isPodSpecPathCheckedHere, validatePodSpec } from '../resources/pods-validation.ts';
 import { readPath } from './field-path.ts';
 import type { KubeObject } from '../objects.ts';
-import type { Call } from './context.ts';
+import type { Call, ServerParts } from './context.ts';
 import type { WriteOptions } from './options.ts';
 
 /**
@@ -44,6 +48,8 @@ export function admitObject(
       ...(isPod(r) ? result.issues.filter(isSchemaIssueKeptForPods) : result.issues),
     );
   }
+  // kube defaults a built-in object when it decodes it, before validation (pods-defaults.ts).
+  if (isPod(r)) defaultPodSpec(admitted['spec']);
   if (pruned.length > 0 && opts.fieldValidation === 'Strict') {
     const list = pruned.map((p) => `unknown field "${p}"`).join(', ');
     if (verb === 'patch') {
@@ -105,6 +111,23 @@ export function admitObject(
   }
   if (isPod(r) && !old) call.warnings.push(...podCreateWarnings(admitted));
   return admitted;
+}
+
+/**
+ * kube's mutating admission plugins on create (pods-admission.ts). They run after managedFields
+ * are tracked, as in kube-apiserver, so what they add belongs to no manager.
+ */
+export function admitCreateMutations(parts: ServerParts, call: Call, obj: KubeObject): void {
+  if (!isPod(call.r) || call.req.subresource !== undefined) return;
+  const spec = obj['spec'] as Record<string, unknown> | undefined;
+  const saName = typeof spec?.['serviceAccountName'] === 'string' && spec['serviceAccountName'];
+  const saInfo = parts.registry.lookup('', 'v1', 'serviceaccounts');
+  const stored =
+    saInfo && parts.store.get(objectKey(saInfo, call.req.namespace, saName || 'default'));
+  admitPodCreate(obj, {
+    serviceAccount: stored ? (JSON.parse(stored.value) as Record<string, unknown>) : undefined,
+    suffix: generateName('', parts.ctx.random),
+  });
 }
 
 /** apiextensions checks the scale subresource's spec replicas path on every write (§6.2). */

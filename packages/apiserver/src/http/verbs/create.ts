@@ -6,7 +6,7 @@ import { groupVersion } from '../../resources/resource.ts';
 import { allocateService } from '../../resources/service-allocation.ts';
 import { isService } from '../../resources/service-strategy.ts';
 import { StorageError } from '../../storage/errors.ts';
-import { admitObject } from '../admission.ts';
+import { admitCreateMutations, admitObject } from '../admission.ts';
 import { readObject } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { trackUpdate } from '../managed-fields.ts';
@@ -65,6 +65,7 @@ export async function create(parts: ServerParts, call: Call, body?: KubeObject):
       admitObject(call, candidate, undefined, opts, 'create'),
       managerName(opts, call.http),
     );
+    admitCreateMutations(parts, call, admitted);
     // kube's registry allocates the ClusterIP after managedFields are tracked.
     if (isService(r)) allocateService(r, admitted, parts.store, parts.ctx.random);
     const name = admitted.metadata.name ?? '';

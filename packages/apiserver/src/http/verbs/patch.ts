@@ -15,7 +15,7 @@ import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
 import { allocateService } from '../../resources/service-allocation.ts';
 import { isService } from '../../resources/service-strategy.ts';
-import { admitObject } from '../admission.ts';
+import { admitCreateMutations, admitObject } from '../admission.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { ignoredFieldsFor, mergeSchemaFor } from '../managed-fields.ts';
 import { invalidOptions, managerName, writeOptions } from '../options.ts';
@@ -158,6 +158,7 @@ function applyCreate(
   prepareCreate(r, obj, call.req.namespace, parts.ctx);
   if (managedFields) obj.metadata.managedFields = managedFields;
   const admitted = admitObject(call, obj, undefined, opts, 'patch');
+  admitCreateMutations(parts, call, admitted);
   if (isService(r)) allocateService(r, admitted, parts.store, parts.ctx.random);
   if (opts.dryRun) return jsonResponse(admitted, 201, call.warnings);
   const written = parts.store.create(
