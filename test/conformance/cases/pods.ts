@@ -2,9 +2,8 @@
 // the QoS class, status kept by the main resource and spec kept by pods/status, generation on
 // spec changes only, pods/binding and the legacy bindings collection, and their discovery
 // entries. Pods name a scheduler that does not exist so the real cluster's kube-scheduler leaves
-// them alone; only server-owned parts are recorded, since kube's admission plugins (service
-// account token volume, default tolerations, priority) and defaulting fill fields the embedded
-// server does not.
+// them alone; only server-owned parts are recorded here (defaulting and the admission plugins'
+// additions are compared whole in pod-defaults.ts).
 import { nsPath, observe, type ConformanceCase } from '../case.ts';
 import type { HttpResult, Target } from '../target.ts';
 
@@ -49,8 +48,7 @@ function bodyOf(res: HttpResult): Json {
 
 /**
  * The server-owned parts of a Pod answer: code, generation, nodeName, labels, annotations, the
- * first image, status (not defaulted fields such as restartPolicy: the embedded server does not
- * default Pods).
+ * first image, status.
  */
 function podState(res: HttpResult): unknown {
   const body = bodyOf(res);
