@@ -2,6 +2,7 @@
 // the control-plane harness (issue 4): status codes, Status reasons, messages and causes,
 // returned objects (uids, timestamps and resourceVersions normalized) and watch event sequences
 // must agree, or the difference is listed in KNOWN_DIFFERENCES with its reason.
+import { convert } from '@agent-sandbox/api';
 import {
   readOurCrds,
   startTestApiServer,
@@ -14,7 +15,7 @@ import { DISCOVERY_CASES } from './cases/discovery.ts';
 import { ENDPOINTSLICE_CASES } from './cases/endpointslices.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
-import { POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
+import { KIND_DEFAULT_CASES, POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
 import { POD_VALIDATION_CASES } from './cases/pod-validation.ts';
 import { POD_CASES } from './cases/pods.ts';
 import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
@@ -36,6 +37,7 @@ const CASES: ConformanceCase[] = [
   ...POD_CASES,
   ...POD_VALIDATION_CASES,
   ...POD_DEFAULT_CASES,
+  ...KIND_DEFAULT_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {
@@ -85,7 +87,9 @@ describe('conformance: embedded API server vs kube-apiserver', () => {
   const namespaces: string[] = [];
 
   beforeAll(async () => {
-    embedded = await startTestApiServer();
+    // Our CRDs' v1alpha1 ⇄ v1beta1 converter, as `agent-sandbox apiserver` wires it; the cluster
+    // reaches the same code through the harness's conversion webhook.
+    embedded = await startTestApiServer({ convert: (obj, to) => ({ ...convert(obj, to) }) });
     const cluster = await ensureCluster();
     targets = {
       embedded: targetFor('embedded', embedded.kubeconfigPath),

@@ -11,6 +11,7 @@ import { defaultEndpointSlice, isEndpointSlice } from './resources/endpointslice
 import { defaultService, isService, prepareServiceUpdate } from './resources/service-strategy.ts';
 import { isPod, preparePodCreate, preparePodStatusUpdate } from './resources/pods-strategy.ts';
 import { defaultPodSpec } from './resources/pods-defaults.ts';
+import { defaultBuiltin, preparePvcCreate } from './resources/kind-defaults.ts';
 
 export type KubeObject = Record<string, unknown> & {
   metadata: ObjectMeta;
@@ -71,6 +72,7 @@ export function prepareCreate(
   if (r.group === '' && r.plural === 'namespaces') prepareNamespaceCreate(obj);
   // kube's Pod strategy (PrepareForCreate) discards the client's status: Pending plus the QoS class.
   if (isPod(r)) preparePodCreate(obj);
+  if (r.group === '' && r.plural === 'persistentvolumeclaims') preparePvcCreate(obj);
   // ClusterIP allocation needs the store: create and apply-create call allocateService after.
   if (isService(r)) defaultService(obj);
   if (isEndpointSlice(r)) defaultEndpointSlice(obj);
@@ -112,7 +114,10 @@ export function prepareUpdate(
     if (isService(r)) prepareServiceUpdate(r, old, out);
     if (isEndpointSlice(r)) defaultEndpointSlice(out);
     // Defaulted before the generation check, so dropping a defaulted field changes nothing.
+    // On a copy: a patched object may share nested values with the stored one.
+    if (isPod(r) || !r.crd) out = structuredClone(out);
     if (isPod(r)) defaultPodSpec(out['spec']);
+    else if (!r.crd) defaultBuiltin(r, out);
     if (r.hasStatus) {
       if (old['status'] === undefined) delete out['status'];
       else out['status'] = structuredClone(old['status']);

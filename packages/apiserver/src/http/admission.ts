@@ -13,6 +13,7 @@ import { badRequest, invalid, statusError } from '../errors.ts';
 import { isEndpointSlice, validateEndpointSlice } from '../resources/endpointslice-strategy.ts';
 import { generateName } from '../objects.ts';
 import { objectKey } from '../resource-store.ts';
+import { defaultBuiltin } from '../resources/kind-defaults.ts';
 import { admitPodCreate } from '../resources/pods-admission.ts';
 import { defaultPodSpec } from '../resources/pods-defaults.ts';
 import { isPod, podCreateWarnings } from '../resources/pods-strategy.ts';
@@ -49,7 +50,10 @@ export function admitObject(
     );
   }
   // kube defaults a built-in object when it decodes it, before validation (pods-defaults.ts).
+  // Copied first: a patched object may share nested values with the stored one.
+  if (isPod(r) || !r.crd) admitted = structuredClone(admitted);
   if (isPod(r)) defaultPodSpec(admitted['spec']);
+  else if (!r.crd) defaultBuiltin(r, admitted);
   if (pruned.length > 0 && opts.fieldValidation === 'Strict') {
     const list = pruned.map((p) => `unknown field "${p}"`).join(', ');
     if (verb === 'patch') {
