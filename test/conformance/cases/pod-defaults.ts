@@ -2,7 +2,7 @@
 // SetDefaults_* defaults of kube's core/v1 and what the ServiceAccount, DefaultTolerationSeconds
 // and Priority admission plugins add. The token volume's generated suffix is the one value
 // normalized here; managedFields are compared too.
-import { nsPath, type ConformanceCase } from '../case.ts';
+import { nsPath, observe, type ConformanceCase } from '../case.ts';
 import { normalizeGeneratedName } from '../normalize.ts';
 import type { HttpResult } from '../target.ts';
 import { createPod, pod, V1, waitForDefaultServiceAccount } from './pods.ts';
@@ -124,6 +124,25 @@ export const POD_DEFAULT_CASES: ConformanceCase[] = [
       // The Pod's own choice wins over the ServiceAccount's.
       const mounted = pod('b', { serviceAccount: 'quiet', automountServiceAccountToken: true });
       rec('pod says mount', withTokenVolumeName(await createPod(t, ns, mounted)));
+    },
+  },
+  {
+    name: 'pods admission: a missing ServiceAccount, a priority or preemptionPolicy of its own is 403',
+    run: async (t, ns, rec) => {
+      await waitForDefaultServiceAccount(t, ns);
+      const specs: [string, Json, Json?][] = [
+        ['missing service account', { serviceAccountName: 'ghost' }],
+        ['priority', { priority: 5 }, { generateName: 'g' }],
+        ['matching priority', { priority: 0 }],
+        ['preemptionPolicy', { preemptionPolicy: 'Never' }],
+        ['system class', { priorityClassName: 'system-node-critical', priority: 1 }],
+      ];
+      for (const [i, [what, spec, meta]] of specs.entries()) {
+        const body = pod(`p${i}`, spec, meta);
+        if (meta) delete (body['metadata'] as Json)['name'];
+        const res = await createPod(t, ns, body);
+        rec(what, res.status === 201 ? res.status : observe(res));
+      }
     },
   },
   {

@@ -128,9 +128,18 @@ export function admitCreateMutations(parts: ServerParts, call: Call, obj: KubeOb
   const saInfo = parts.registry.lookup('', 'v1', 'serviceaccounts');
   const stored =
     saInfo && parts.store.get(objectKey(saInfo, call.req.namespace, saName || 'default'));
-  admitPodCreate(obj, {
+  const refusal = admitPodCreate(obj, {
     serviceAccount: stored ? (JSON.parse(stored.value) as Record<string, unknown>) : undefined,
     suffix: generateName('', parts.ctx.random),
+  });
+  if (refusal === undefined) return;
+  // kube's admission runs before a generateName becomes a name, and names the prefix.
+  const { name = '', generateName: prefix } = obj.metadata;
+  const shown =
+    prefix && name.startsWith(prefix) && name.length === prefix.length + 5 ? prefix : name;
+  throw statusError(403, 'Forbidden', `pods "${shown}" is forbidden: ${refusal}`, {
+    name: shown,
+    kind: 'pods',
   });
 }
 

@@ -5,8 +5,13 @@ type Json = Record<string, unknown>;
 
 function admitted(spec: Json, serviceAccount?: Json, annotations?: Json): Json {
   const pod: Json = { metadata: { name: 'p', ...(annotations ? { annotations } : {}) }, spec };
-  admitPodCreate(pod, { serviceAccount, suffix: 'abcde' });
+  expect(admitPodCreate(pod, { serviceAccount, suffix: 'abcde' })).toBeUndefined();
   return pod['spec'] as Json;
+}
+
+function refusal(spec: Json): string | undefined {
+  const pod: Json = { metadata: { name: 'p', namespace: 'ns' }, spec };
+  return admitPodCreate(pod, { serviceAccount: undefined, suffix: 'abcde' });
 }
 
 const TOKEN_MOUNT = { name: 'kube-api-access-abcde', readOnly: true, mountPath: TOKEN_MOUNT_PATH };
@@ -125,5 +130,19 @@ describe('admitPodCreate', () => {
     const other = admitted({ priorityClassName: 'batch', containers: [] });
     expect(other['priority']).toBeUndefined();
     expect(other['preemptionPolicy']).toBeUndefined();
+  });
+
+  it('refuses a missing named ServiceAccount and client-set priorities that differ', () => {
+    expect(refusal({ serviceAccountName: 'ghost', containers: [] })).toBe(
+      'error looking up service account ns/ghost: serviceaccount "ghost" not found',
+    );
+    expect(refusal({ containers: [] })).toBeUndefined();
+    expect(refusal({ priority: 5, containers: [] })).toBe(
+      'the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name',
+    );
+    expect(refusal({ priority: 0, containers: [] })).toBeUndefined();
+    expect(refusal({ preemptionPolicy: 'Never', containers: [] })).toBe(
+      'the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name',
+    );
   });
 });

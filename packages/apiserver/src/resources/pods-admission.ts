@@ -14,6 +14,7 @@ export const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
 const TOKEN_EXPIRATION_SECONDS = 3607;
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 const DEFAULT_TOLERATION_SECONDS = 300;
+const PREEMPT = 'PreemptLowerPriority';
 
 /** The two built-in PriorityClasses every cluster has; others are not served here. */
 const SYSTEM_PRIORITIES: Record<string, number> = {
@@ -28,20 +29,30 @@ export interface PodAdmissionInput {
   suffix: string;
 }
 
-/** Runs the three plugins on a Pod being created, in place. */
-export function admitPodCreate(pod: Json, input: PodAdmissionInput): void {
+/**
+ * Runs the three plugins on a Pod being created, in place.
+ * @returns why the Pod is refused (kube answers 403 Forbidden), or undefined
+ */
+export function admitPodCreate(pod: Json, input: PodAdmissionInput): string | undefined {
   const spec = record(pod['spec']);
-  if (!spec) return;
-  const annotations = record(record(pod['metadata'])?.['annotations']);
-  if (annotations?.[MIRROR_POD_ANNOTATION] === undefined)
+  if (!spec) return undefined;
+  const meta = record(pod['metadata']);
+  const annotations = record(meta?.['annotations']);
+  if (annotations?.[MIRROR_POD_ANNOTATION] === undefined) {
+    if (!spec['serviceAccountName']) spec['serviceAccountName'] = 'default';
+    spec['serviceAccount'] = spec['serviceAccountName'];
+    const name = String(spec['serviceAccountName']);
+    // The server's own publisher creates `default` in every namespace, so only a missing named
+    // ServiceAccount is refused; a not-yet-published `default` is no reason to fail.
+    if (!input.serviceAccount && name !== 'default')
+      return `error looking up service account ${String(meta?.['namespace'])}/${name}: serviceaccount "${name}" not found`;
     admitServiceAccount(spec, input.serviceAccount, input.suffix);
+  }
   addDefaultTolerations(spec);
-  setPriority(spec);
+  return setPriority(spec);
 }
 
 function admitServiceAccount(spec: Json, sa: Json | undefined, suffix: string): void {
-  if (!spec['serviceAccountName']) spec['serviceAccountName'] = 'default';
-  spec['serviceAccount'] = spec['serviceAccountName'];
   const saPullSecrets = sa?.['imagePullSecrets'];
   const own = spec['imagePullSecrets'];
   if ((!Array.isArray(own) || own.length === 0) && Array.isArray(saPullSecrets)) {
@@ -125,16 +136,23 @@ function addDefaultTolerations(spec: Json): void {
 
 /**
  * No class gives priority 0; the system classes give theirs. Both come with
- * PreemptLowerPriority. Other classes are not served by the embedded server, so their Pods keep
- * what the client sent.
+ * PreemptLowerPriority, and a client-sent value that differs is refused. Other classes are not
+ * served by the embedded server, so their Pods keep what the client sent.
  */
-function setPriority(spec: Json): void {
+function setPriority(spec: Json): string | undefined {
   const className = spec['priorityClassName'];
   const priority =
     typeof className === 'string' && className !== '' ? SYSTEM_PRIORITIES[className] : 0;
-  if (priority === undefined) return;
-  if (spec['priority'] === undefined || spec['priority'] === null) spec['priority'] = priority;
-  if (!spec['preemptionPolicy']) spec['preemptionPolicy'] = 'PreemptLowerPriority';
+  if (priority === undefined) return undefined;
+  const sent = spec['priority'];
+  if (sent !== undefined && sent !== null && sent !== priority)
+    return `the integer value of priority (${String(sent)}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`;
+  const policy = spec['preemptionPolicy'];
+  if (policy && policy !== PREEMPT)
+    return `the string value of PreemptionPolicy (${String(policy)}) must not be provided in pod spec; priority admission controller computed ${PREEMPT} from the given PriorityClass name`;
+  spec['priority'] = priority;
+  spec['preemptionPolicy'] = PREEMPT;
+  return undefined;
 }
 
 function record(v: unknown): Json | undefined {
