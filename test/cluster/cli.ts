@@ -7,7 +7,9 @@ import { optionsFromEnv } from './src/options.ts';
 
 const USAGE = `usage: npm run cluster -- <command>
   up [--nodes N]  build if needed, start etcd, kube-apiserver, kube-controller-manager,
-                  kube-scheduler and kwok with N fake nodes (default 10); reuse a running cluster
+                  kube-scheduler and kwok with N fake nodes (default 10), install our CRDs and
+                  run their conversion webhook (agent-sandbox controller --controllers=none);
+                  reuse a running cluster
   down            stop every process up started and remove its data
   status          show the processes, their logs and the node count; exits 1 when down
   kubeconfig      print the kubeconfig path (last line)`;

@@ -9,13 +9,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { optionsFromEnv, portsFor } from './src/options.ts';
+import { isRunning } from './src/processes.ts';
 import { readRecord, statePaths } from './src/state.ts';
+import { WEBHOOK_COMPONENT, servesV1alpha1 } from './src/webhook.ts';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, 'cli.ts');
 
 const scratch = mkdtempSync(join(tmpdir(), 'cluster-lifecycle-'));
-// 32420..32425: clear of the shared cluster's 32400..32405 and below the ephemeral range.
+// 32420..32426: clear of the shared cluster's 32400..32406 and below the ephemeral range.
 const env = {
   ...process.env,
   AGENT_SANDBOX_CLUSTER_STATE: join(scratch, 'state'),
@@ -68,9 +70,12 @@ it('down stops every process and removes all data; up after down works', async (
   expect(record).toBeDefined();
   const binDir = record?.binDir ?? '';
   expect(processesFrom(binDir, paths.root)).toHaveLength(5);
+  const firstWebhook = record?.processes.find((p) => p.name === WEBHOOK_COMPONENT);
+  expect(firstWebhook && isRunning(firstWebhook)).toBe(true);
 
   await cluster('down');
   expect(processesFrom(binDir, paths.root)).toEqual([]);
+  expect(firstWebhook && isRunning(firstWebhook)).toBe(false);
   expect(existsSync(paths.root)).toBe(false);
   for (const port of Object.values(portsFor(options.portBase))) {
     expect(await isPortFree(port)).toBe(true);
@@ -85,8 +90,23 @@ it('down stops every process and removes all data; up after down works', async (
   expect(processesFrom(readRecord(paths)?.binDir ?? '', paths.root)).toHaveLength(5);
   const status = await cluster('status');
   expect(status.stdout).toContain('nodes: 10/10 Ready');
+  expect(status.stdout).toMatch(new RegExp(`${WEBHOOK_COMPONENT} +pid \\d+ +running`));
   // `up` twice is safe: it reuses the running cluster.
   const again = await cluster('up');
   expect(again.stderr).toContain('(reused)');
+  // A dead webhook alone is restarted by `up` on the reused cluster, and serves v1alpha1 again.
+  const webhook = readRecord(paths)?.processes.find((p) => p.name === WEBHOOK_COMPONENT);
+  if (!webhook) throw new Error('no webhook in the cluster record');
+  process.kill(webhook.pid, 'SIGKILL');
+  while (isRunning(webhook)) await new Promise((r) => setTimeout(r, 50));
+  expect(await servesV1alpha1(paths.kubeconfig, options.portBase + 6)).toBe(false);
+  const restarted = await cluster('up');
+  expect(restarted.stderr).toContain('conversion webhook (re)started');
+  expect(restarted.stderr).toContain('(reused)');
+  const next = readRecord(paths)?.processes.filter((p) => p.name === WEBHOOK_COMPONENT) ?? [];
+  expect(next).toHaveLength(1);
+  expect(next[0]?.pid).not.toBe(webhook.pid);
+  expect(next[0] && isRunning(next[0])).toBe(true);
+  expect(await servesV1alpha1(paths.kubeconfig, options.portBase + 6)).toBe(true);
   expect((await cluster('kubeconfig')).stdout.trim().split('\n').at(-1)).toBe(paths.kubeconfig);
 });

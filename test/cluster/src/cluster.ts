@@ -21,6 +21,7 @@ import { createPki, pkiFiles } from './pki.ts';
 import { assertOutsideEphemeralRange, assertPortFree, isHealthy, waitFor } from './probe.ts';
 import { isRunning, logTail, startDetached, stopProcess } from './processes.ts';
 import { readRecord, statePaths, writeRecord, type ClusterRecord } from './state.ts';
+import { WEBHOOK_COMPONENT, startWebhook, webhookStartError } from './webhook.ts';
 
 export type Log = (message: string) => void;
 
@@ -44,7 +45,7 @@ const START_TIMEOUT_MS: Record<ComponentSpec['name'], number> = {
  * ready (so `up` twice is safe), then reconciles the node count and waits for Ready nodes.
  */
 export async function up(options: ClusterOptions, log: Log): Promise<UpResult> {
-  const release = acquireLock(options.stateDir);
+  const release = await acquireLock(options.stateDir);
   try {
     const paths = statePaths(options.stateDir);
     const previous = readRecord(paths);
@@ -54,6 +55,7 @@ export async function up(options: ClusterOptions, log: Log): Promise<UpResult> {
         await scaleNodes(paths.kubeconfig, options.nodes);
         await waitForNodes(paths.kubeconfig, options.nodes, nodeTimeoutMs(options.nodes));
       }
+      await ensureWebhook(previous, options, log);
       return { kubeconfig: paths.kubeconfig, reused: true };
     }
     if (previous) {
@@ -141,6 +143,14 @@ async function start(options: ClusterOptions, log: Log): Promise<void> {
     await scaleNodes(paths.kubeconfig, nodes);
     await waitForNodes(paths.kubeconfig, nodes, nodeTimeoutMs(nodes));
     log(`cluster: ${nodes} kwok nodes Ready`);
+    const t0 = Date.now();
+    const webhook = await startWebhook({ paths, port: ports.webhook }, (proc) => {
+      record.processes.push(proc);
+      writeRecord(paths, record);
+    });
+    log(
+      `cluster: CRDs installed, conversion webhook serving v1alpha1 in ${((Date.now() - t0) / 1000).toFixed(1)}s (pid ${webhook.pid})`,
+    );
   } catch (err: unknown) {
     await stopAll(record);
     const reason = err instanceof Error ? err.message : String(err);
@@ -163,12 +173,42 @@ async function assertPortsFree(ports: Ports): Promise<void> {
   for (const [name, port] of Object.entries(ports)) await assertPortFree(port, name);
 }
 
+/**
+ * True when the control plane runs. The webhook is not part of it: `up` on a reused cluster
+ * restarts a dead webhook alone (ensureWebhook) rather than the whole cluster.
+ */
 async function isUp(record: ClusterRecord, options: ClusterOptions): Promise<boolean> {
-  const names = new Set(record.processes.map((p) => p.name));
+  const control = record.processes.filter((p) => p.name !== WEBHOOK_COMPONENT);
+  const names = new Set(control.map((p) => p.name));
   if (names.size < Object.keys(START_TIMEOUT_MS).length) return false; // `up` died midway
-  if (!record.processes.every(isRunning)) return false;
+  if (!control.every(isRunning)) return false;
   const pki = pkiFiles(statePaths(options.stateDir).pki);
   return isHealthy(`https://127.0.0.1:${record.ports.apiserver}/readyz`, pki);
+}
+
+/**
+ * On a reused cluster: keeps a running webhook, else starts a new one (a cluster from before the
+ * webhook existed gets one too). A running one is not probed: a test may point the CRDs at a
+ * webhook of its own for a while (controller-webhook.cluster.test.ts), and a restart here would
+ * take them back from it.
+ */
+async function ensureWebhook(record: ClusterRecord, options: ClusterOptions, log: Log) {
+  const paths = statePaths(options.stateDir);
+  const port = portsFor(options.portBase).webhook;
+  const current = record.processes.find((p) => p.name === WEBHOOK_COMPONENT);
+  if (current && isRunning(current)) return;
+  record.processes = record.processes.filter((p) => p !== current);
+  record.ports = { ...record.ports, webhook: port };
+  writeRecord(paths, record);
+  try {
+    const proc = await startWebhook({ paths, port }, (p) => {
+      record.processes.push(p);
+      writeRecord(paths, record);
+    });
+    log(`cluster: conversion webhook (re)started (pid ${proc.pid})`);
+  } catch (err: unknown) {
+    throw webhookStartError(err);
+  }
 }
 
 /** Stops recorded processes in reverse start order, each by its PID. */
@@ -178,7 +218,7 @@ async function stopAll(record: ClusterRecord): Promise<void> {
 
 /** Stops every process `up` recorded and removes the state directory. Safe when nothing runs. */
 export async function down(options: ClusterOptions, log: Log): Promise<void> {
-  const release = acquireLock(options.stateDir);
+  const release = await acquireLock(options.stateDir);
   try {
     const paths = statePaths(options.stateDir);
     const record = readRecord(paths);

@@ -11,6 +11,8 @@ export const PORT_OFFSETS = {
   controllerManager: 3,
   scheduler: 4,
   kwok: 5,
+  /** The webhook-only `agent-sandbox controller` (webhook.ts). */
+  webhook: 6,
 } as const;
 
 export type PortName = keyof typeof PORT_OFFSETS;
@@ -24,7 +26,7 @@ export interface ClusterOptions {
   /** Use these prebuilt binaries instead of running build.sh. */
   binDir: string | undefined;
   /**
-   * First of six consecutive loopback ports. Below 32768 so the kernel never hands them out as
+   * First of seven consecutive loopback ports. Below 32768 so the kernel never hands them out as
    * ephemeral ports (kwokctl's trick).
    * @default 32400
    */
@@ -72,10 +74,10 @@ export function optionsFromEnv(
 
 function validate(options: ClusterOptions): void {
   const { portBase, nodes } = options;
-  if (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65535 - 6) {
+  if (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65535 - 6 - 1) {
     throw new ClusterError(
       'INVALID_ARGUMENT',
-      `port base ${portBase} is not usable; set AGENT_SANDBOX_CLUSTER_PORT_BASE to an integer in 1024..65529`,
+      `port base ${portBase} is not usable; set AGENT_SANDBOX_CLUSTER_PORT_BASE to an integer in 1024..65528`,
     );
   }
   if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 5000)) {

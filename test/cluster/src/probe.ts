@@ -86,7 +86,7 @@ export async function assertPortFree(port: number, owner: string): Promise<void>
       'PORT_IN_USE',
       `port ${port} (for ${owner}) is already in use; find the owner with ` +
         `\`ss -ltnp 'sport = :${port}'\` and stop it, or choose other ports with ` +
-        'AGENT_SANDBOX_CLUSTER_PORT_BASE=<n> (six consecutive ports from n)',
+        'AGENT_SANDBOX_CLUSTER_PORT_BASE=<n> (seven consecutive ports from n)',
       { cause: err },
     );
   } finally {
@@ -109,6 +109,6 @@ export function assertOutsideEphemeralRange(first: number, last: number): void {
     'INVALID_ARGUMENT',
     `ports ${first}-${last} overlap the kernel's ephemeral range ${low}-${high} ` +
       `(${PORT_RANGE_FILE}), where outgoing connections may take them; set ` +
-      `AGENT_SANDBOX_CLUSTER_PORT_BASE to at most ${low - 6}`,
+      `AGENT_SANDBOX_CLUSTER_PORT_BASE to at most ${low - 7}`,
   );
 }
