@@ -67,26 +67,29 @@ export async function startCluster(
 }
 
 /**
- * Our CRDs with only their storage version served (installed, or updated in place when an earlier
- * run left them). The harness runs no conversion webhook: with v1alpha1 served as well,
- * kube-apiserver's v1alpha1 watch cache fails to convert the stored v1beta1 objects and relists
- * about once a second for as long as Sandboxes exist (its log: "conversion webhook … failed …
- * reinitializing"), which would load the server under test. Upstream's benchmarks mark v1alpha1
- * `served: false` for the same reason (upstream PR #1234).
+ * Our CRDs, installed or updated in place when an earlier run left them. Both versions are served:
+ * the harness runs our conversion webhook (test/cluster/README.md), so kube-apiserver's v1alpha1
+ * watch cache converts the stored v1beta1 objects instead of relisting about once a second, as it
+ * did without one (upstream's benchmarks mark v1alpha1 `served: false` for that reason, upstream
+ * PR #1234). An update keeps the live webhook clientConfig, which the generated CRDs lack.
  */
 async function installCrds(client: Client): Promise<void> {
   const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   for (const crd of readOurCrds()) {
-    for (const v of crd.spec.versions) v.served = v.storage;
     const res = await client.request('POST', path, crd);
     if (res.status === 201) continue;
     if (res.status !== 409) throw new Error(`install CRD ${crd.metadata.name}: HTTP ${res.status}`);
     const existing = await client.request('GET', `${path}/${crd.metadata.name}`);
-    const rv = (existing.body as { metadata?: { resourceVersion?: string } }).metadata
-      ?.resourceVersion;
+    const live = existing.body as {
+      metadata?: { resourceVersion?: string };
+      spec?: { conversion?: { webhook?: { clientConfig?: unknown } } };
+    };
+    const clientConfig = live.spec?.conversion?.webhook?.clientConfig;
+    const webhook = crd.spec.conversion?.webhook;
+    if (clientConfig && webhook) Object.assign(webhook, { clientConfig });
     const put = await client.request('PUT', `${path}/${crd.metadata.name}`, {
       ...crd,
-      metadata: { ...crd.metadata, resourceVersion: rv },
+      metadata: { ...crd.metadata, resourceVersion: live.metadata?.resourceVersion },
     });
     if (put.status !== 200) throw new Error(`update CRD ${crd.metadata.name}: HTTP ${put.status}`);
   }

@@ -30,7 +30,8 @@ export async function startController(
     '--health-probe-bind-address=127.0.0.1:0',
     // One manager and no Lease traffic in the write counts; election itself is tested elsewhere.
     '--leader-elect=false',
-    // No conversion webhook: the harness does not point its CRDs at one (cluster.ts installCrds).
+    // No webhook of its own: the harness's webhook-only manager already serves the CRDs'
+    // conversion, and a second one would repoint them and put its TLS work in the measured CPU.
     '--enable-webhook=false',
     ...extraArgs,
   ];
