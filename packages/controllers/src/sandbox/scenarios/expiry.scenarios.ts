@@ -234,11 +234,12 @@ export function defineExpiryScenarios(target: TestTarget): void {
               return isExpired(s) && s.status?.selector === undefined ? s : undefined;
             });
             expect(condition(cleared, 'Finished')).toEqual(condition(finished, 'Finished'));
-            // Finished appeared after Ready existed, so SetStatusCondition appended it.
-            expect(cleared.status?.conditions?.map((c) => c.type)).toEqual([
-              'Suspended',
-              'Ready',
+            // One condition of each type. Their order depends on which pass first saw the Pod
+            // finished (a loaded machine can merge the launch and the finish into one write).
+            expect(cleared.status?.conditions?.map((c) => c.type).sort()).toEqual([
               'Finished',
+              'Ready',
+              'Suspended',
             ]);
 
             // Pass one persisted only the mark: the status still held the selector then.
