@@ -13,6 +13,7 @@ import {
 } from '@agent-sandbox/kube';
 import type { KubeObject, PersistentVolumeClaim, Pod, Service } from '@agent-sandbox/kube-types';
 import { SANDBOXES } from '@agent-sandbox/controllers';
+import { runningPodStatus } from '../../packages/controllers/src/testing/harness.ts';
 import { chaosPlan, type ChaosPlan, type ChaosPlanOptions } from './chaos-plan.ts';
 import { runDriver, type DriverResult } from './chaos-driver.ts';
 import { checkInvariants, type ObservedState, type SandboxObject } from './invariants.ts';
@@ -278,21 +279,11 @@ async function markPodRunning(
   ip: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const status = {
-    phase: 'Running',
-    podIP: ip,
-    podIPs: [{ ip }],
-    conditions: [
-      { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
-      { type: 'Ready', status: 'True', lastTransitionTime: now },
-    ],
-  };
   await client.patch(
     PODS,
     ns,
     name,
-    { type: 'merge', body: { status } },
+    { type: 'merge', body: { status: runningPodStatus(ip) } },
     { subresource: 'status', signal },
   );
 }

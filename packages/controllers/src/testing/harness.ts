@@ -153,15 +153,10 @@ export async function setPodStatus(
   );
 }
 
-/** Plays the kubelet (the embedded server has none): the Pod is Running and Ready with an IP. */
-export async function markPodRunning(
-  client: KubeClient,
-  ns: string,
-  name: string,
-  ip = '10.0.0.7',
-): Promise<void> {
+/** The status a kubelet reports for a started Pod: Running and Ready with one IP. */
+export function runningPodStatus(ip: string): NonNullable<Pod['status']> {
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const status = {
+  return {
     phase: 'Running',
     podIP: ip,
     podIPs: [{ ip }],
@@ -170,7 +165,16 @@ export async function markPodRunning(
       { type: 'Ready', status: 'True', lastTransitionTime: now },
     ],
   };
-  await setPodStatus(client, ns, name, status);
+}
+
+/** Plays the kubelet (the embedded server has none): the Pod is Running and Ready with an IP. */
+export async function markPodRunning(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  ip = '10.0.0.7',
+): Promise<void> {
+  await setPodStatus(client, ns, name, runningPodStatus(ip));
 }
 
 /** true once the object is gone (NotFound), undefined while it exists. */
