@@ -13,7 +13,6 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ApiServer } from './server.ts';
-import { allDurable } from './storage/index.ts';
 
 export interface ListenOptions {
   /** @default 0 (the OS picks a free port) */
@@ -113,7 +112,7 @@ export function listen(
       .then(async (response) => {
         // The acknowledgement: a write's response, and a read's that may have seen a write, wait
         // for the group commit's fsync. If it failed the write may be lost, so say so instead.
-        const ok = await allDurable().then(
+        const ok = await server.durable().then(
           () => true,
           (err: unknown) => err,
         );

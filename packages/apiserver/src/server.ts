@@ -117,6 +117,14 @@ export class ApiServer {
       });
   }
 
+  /**
+   * Settles once everything this server's store has seen is on disk (group commit, ADR 0010):
+   * what a response waits for before it is sent.
+   */
+  durable(): Promise<void> {
+    return this.#parts.store.durable();
+  }
+
   /** Creates the bootstrap namespaces and CRDs, then starts serving CRDs. */
   start(): void {
     const { store, ctx } = this.#parts;

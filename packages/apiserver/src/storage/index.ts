@@ -1,7 +1,6 @@
 // The storage layer of the embedded API server: an append-only SQLite revision log modelled on
 // kine (ADR 0005). The HTTP layer imports from here only.
 export { openStore, type OpenStoreOptions } from './sqlite/open.ts';
-export { allDurable } from './sqlite/group-commit.ts';
 export { startCompactor, type CompactorHandle, type CompactorOptions } from './compactor.ts';
 export {
   StorageError,

@@ -28,19 +28,6 @@ export interface GroupCommitOptions {
   onFail: (err: StorageError) => void;
 }
 
-/** Every open GroupCommit of this process, for `allDurable`. */
-const open = new Set<GroupCommit>();
-
-/**
- * Settles once every open store of this process has made everything it has seen durable. The
- * HTTP binding (node-server.ts) waits for it before sending any response, since the ApiServer it
- * serves does not expose its store.
- */
-export function allDurable(): Promise<void> {
-  if (open.size === 1) for (const commits of open) return commits.durable();
-  return Promise.all([...open].map((commits) => commits.durable())).then(() => undefined);
-}
-
 interface Waiter {
   revision: number;
   resolve: () => void;
@@ -68,7 +55,6 @@ export class GroupCommit {
     this.#db = db;
     this.#opts = opts;
     this.#durable = this.#committed = opts.currentRevision();
-    open.add(this);
   }
 
   get durableRevision(): number {
@@ -138,7 +124,6 @@ export class GroupCommit {
     if (this.#closed) return;
     this.flushSync();
     this.#closed = true;
-    open.delete(this);
     if (this.#syncSoon !== undefined) clearImmediate(this.#syncSoon);
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
