@@ -291,3 +291,16 @@ export function watchSandbox(
     },
   };
 }
+
+/** Polls until `name` of `ref` in the world's namespace exists and satisfies `check`. */
+export async function objectWhere<T extends KubeObject>(
+  world: Pick<ScenarioWorld, 'client' | 'ns'>,
+  ref: ResourceRef,
+  name: string,
+  check: (obj: T) => boolean,
+): Promise<T> {
+  return eventually(async () => {
+    const obj = await world.client.get<T>(ref, world.ns, name);
+    return check(obj) ? obj : undefined;
+  });
+}

@@ -27,7 +27,7 @@ import {
 } from '../../testing/harness.ts';
 import { SANDBOXES } from '../sandbox-reconciler.ts';
 
-const NOT_SUSPENDED = {
+export const NOT_SUSPENDED = {
   status: 'False',
   reason: 'NotSuspended',
   message: 'Sandbox is not suspended',

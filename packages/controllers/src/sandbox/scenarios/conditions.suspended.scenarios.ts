@@ -26,12 +26,7 @@ import {
   type ScenarioWorld,
 } from '../../testing/harness.ts';
 import { SANDBOXES } from '../sandbox-reconciler.ts';
-
-const NOT_SUSPENDED = {
-  status: 'False',
-  reason: 'NotSuspended',
-  message: 'Sandbox is not suspended',
-} as const;
+import { NOT_SUSPENDED } from './conditions.scenarios.ts';
 
 async function suspend(client: KubeClient, ns: string, name: string): Promise<void> {
   await client.patch(SANDBOXES, ns, name, {

@@ -17,6 +17,7 @@ import {
   type PodObject,
   type SandboxObject,
   type ScenarioWorld,
+  objectWhere,
 } from '../../testing/harness.ts';
 import { SANDBOXES } from '../sandbox-reconciler.ts';
 
@@ -66,15 +67,12 @@ export async function createExtensionsOwner(
 }
 
 /** Polls the Pod until `check` holds; returns it. */
-export async function podWhere(
+export function podWhere(
   world: ScenarioWorld,
   name: string,
   check: (pod: PodObject) => boolean,
 ): Promise<PodObject> {
-  return eventually(async () => {
-    const pod = await world.client.get<PodObject>(PODS, world.ns, name);
-    return check(pod) ? pod : undefined;
-  });
+  return objectWhere(world, PODS, name, check);
 }
 
 async function patchSandbox(

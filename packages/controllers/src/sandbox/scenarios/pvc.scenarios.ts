@@ -21,6 +21,7 @@ import {
   waitForPod,
   type SandboxObject,
   type ScenarioWorld,
+  objectWhere,
 } from '../../testing/harness.ts';
 import { SANDBOXES } from '../sandbox-reconciler.ts';
 
@@ -42,15 +43,12 @@ function prePvc(ns: string, name: string, metadata: PvcObject['metadata'] = {}):
   };
 }
 
-async function pvcWhere(
+function pvcWhere(
   world: ScenarioWorld,
   name: string,
   check: (p: PvcObject) => boolean,
 ): Promise<PvcObject> {
-  return eventually(async () => {
-    const pvc = await world.client.get<PvcObject>(PERSISTENT_VOLUME_CLAIMS, world.ns, name);
-    return check(pvc) ? pvc : undefined;
-  });
+  return objectWhere(world, PERSISTENT_VOLUME_CLAIMS, name, check);
 }
 
 const ownedBy = (sandbox: SandboxObject) => (p: PvcObject) =>

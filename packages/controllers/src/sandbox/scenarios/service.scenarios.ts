@@ -20,6 +20,7 @@ import {
   waitForCondition,
   type SandboxObject,
   type ScenarioWorld,
+  objectWhere,
 } from '../../testing/harness.ts';
 import { SANDBOXES } from '../sandbox-reconciler.ts';
 
@@ -47,15 +48,12 @@ function preService(
   };
 }
 
-async function serviceWhere(
+function serviceWhere(
   world: ScenarioWorld,
   name: string,
   check: (s: ServiceObject) => boolean,
 ): Promise<ServiceObject> {
-  return eventually(async () => {
-    const s = await world.client.get<ServiceObject>(SERVICES, world.ns, name);
-    return check(s) ? s : undefined;
-  });
+  return objectWhere(world, SERVICES, name, check);
 }
 
 const ownedBy = (sandbox: SandboxObject) => (s: ServiceObject) =>
