@@ -12,11 +12,18 @@ const packages = readdirSync(new URL('packages/', root));
 
 describe('package layers', () => {
   it('lists every package in layers.json', () => {
-    expect(
-      Object.keys(layers)
-        .filter((k) => !k.startsWith('$'))
-        .sort(),
-    ).toEqual([...packages].sort());
+    const listed = Object.keys(layers).filter((k) => !k.startsWith('$'));
+    expect(packages.filter((p) => !listed.includes(p))).toEqual([]);
+  });
+  it('allows only listed packages as imports', () => {
+    const listed = Object.keys(layers).filter((k) => !k.startsWith('$'));
+    for (const [name, allowed] of Object.entries(layers)) {
+      if (name.startsWith('$')) continue;
+      expect(
+        allowed.filter((a) => !listed.includes(a)),
+        name,
+      ).toEqual([]);
+    }
   });
   for (const name of packages) {
     it(`${name} depends only on the packages layers.json allows`, () => {
