@@ -1,0 +1,21 @@
+// @agent-sandbox/kubelet: the local node agent (README.md says who implements which seam).
+export {
+  KubeletError,
+  InvalidArgumentError,
+  ImageError,
+  RuntimeError,
+  isKubeletError,
+  errorMessage,
+  type KubeletErrorCode,
+} from './errors.ts';
+export type {
+  ContainerRuntime,
+  ContainerStart,
+  ContainerProcess,
+  ExitStatus,
+  HostCommand,
+  RuntimeProbe,
+} from './runtime/container-runtime.ts';
+export type { PodNetwork, PodNetworkStatus, PodNetworkTarget } from './network/pod-network.ts';
+export { LoopbackPodNetwork, type LoopbackPodNetworkOptions } from './network/loopback-network.ts';
+export type { PodContainers, PodRef, AttachTarget } from './node/pod-containers.ts';

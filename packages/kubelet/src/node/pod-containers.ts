@@ -1,0 +1,49 @@
+// What the node agent offers the streaming server (kubelet-io's packages/kubelet/src/streaming):
+// exec, attach, logs and port-forward all start from a Pod the agent runs on this node.
+import type { Writable } from 'node:stream';
+import type { HostCommand } from '../runtime/container-runtime.ts';
+
+/** Identifies a pod instance; `uid` guards against a new pod of the same name. */
+export interface PodRef {
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+/** The live primary process of a container, for `attach`. */
+export interface AttachTarget {
+  /** Present when the container spec has `stdin: true`; ending it closes the process stdin. */
+  stdin: Writable | undefined;
+  /** Live output from now on (no history); `stream` is `stdout` or `stderr`. Returns unsubscribe. */
+  subscribe(listener: (stream: 'stdout' | 'stderr', chunk: Buffer) => void): () => void;
+  /** Resolves when the container exits. */
+  exited: Promise<void>;
+  tty: boolean;
+}
+
+/**
+ * Contract (all methods throw KubeletError `NotFound` for a pod or container this node does
+ * not run, naming it, and `NotRunning` for a container that is not running now, naming its state):
+ * - `execCommand()` returns the host command that runs `argv` inside the container, the same
+ *   namespaces, cgroup and root; with `tty` the caller gives it a pty. Pure apart from the lookup.
+ * - `logPath()` returns the CRI-format log file (kubelet-and-oci §3.6) of the current instance,
+ *   or of the previous terminated one with `previous`; undefined when that instance has none.
+ *   The file may keep growing while the container runs (follow it); `running` says whether it can.
+ * - `attach()` returns the live primary process.
+ * - `netnsPath()` returns the pod's network namespace file (port-forward dials 127.0.0.1 in it).
+ */
+export interface PodContainers {
+  execCommand(
+    pod: PodRef,
+    container: string,
+    argv: readonly string[],
+    opts: { tty: boolean },
+  ): HostCommand;
+  logPath(
+    pod: PodRef,
+    container: string,
+    opts: { previous: boolean },
+  ): { path: string; running: boolean } | undefined;
+  attach(pod: PodRef, container: string): AttachTarget;
+  netnsPath(pod: PodRef): string;
+}

@@ -1,0 +1,73 @@
+// The seam between the node agent and one isolation mechanism (runc, runsc, bubblewrap). A
+// runtime runs one container from a prepared OCI bundle in the foreground: the node agent keeps
+// its stdio (CRI logs, attach) and learns the exit status from `exited`. Streaming (exec) runs
+// a host command that this interface describes, so whoever spawns it can give it a pty.
+import type { Readable, Writable } from 'node:stream';
+
+/** How a container ended. `exitCode` follows the 128+signal convention (SIGKILL → 137). */
+export interface ExitStatus {
+  exitCode: number;
+  /** Set when the runtime process itself died of a signal. */
+  signal?: NodeJS.Signals;
+}
+
+/** A program to run on the host, as argv; `env` is the whole environment (nothing inherited). */
+export interface HostCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export interface ContainerStart {
+  /** Unique among this runtime's containers (its state key); [a-z0-9-], at most 64 characters. */
+  id: string;
+  /** A directory holding config.json (OCI runtime spec) and the rootfs it names. */
+  bundleDir: string;
+  /** Keep a stdin pipe open (container `stdin: true`). */
+  stdin: boolean;
+}
+
+export interface ContainerProcess {
+  readonly id: string;
+  /** The container's stdout/stderr as the runtime relays them; both end when it exits. */
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Present when started with `stdin: true`. */
+  readonly stdin: Writable | undefined;
+  /** Resolves once the container has exited and its runtime process is gone; never rejects. */
+  readonly exited: Promise<ExitStatus>;
+}
+
+export interface RuntimeProbe {
+  available: boolean;
+  /** e.g. `runc version 1.1.5`; shown on the Node as containerRuntimeVersion. */
+  version?: string;
+  /** Why it is unavailable, naming what to install or configure. */
+  reason?: string;
+}
+
+/**
+ * Contract:
+ * - `handler` is the RuntimeClass handler name that selects this runtime (`runc`, `runsc`,
+ *   `bwrap`); `scheme` prefixes containerIDs (`<scheme>://<id>`).
+ * - `probe()` never throws; it reports whether this machine can run the runtime.
+ * - `start()` resolves once the runtime process is spawned (not when the workload is ready); it
+ *   rejects with RuntimeError when it cannot even spawn. Runtime failures after that (bad
+ *   config, missing binary in the image) show up as a non-zero `exited` plus stderr text.
+ * - `execCommand()` is pure: the host command that runs `argv` inside the running container
+ *   `id` (with `tty`, the caller must give it a terminal as stdin/stdout).
+ * - `kill()` signals the container's init; a container that is already gone is not an error.
+ * - `remove()` force-stops and deletes the runtime's state for `id`; idempotent.
+ * - `list()` returns the ids in the runtime's state directory (adoption after an agent restart
+ *   and leak checks); only ids this agent created appear there.
+ */
+export interface ContainerRuntime {
+  readonly handler: string;
+  readonly scheme: string;
+  probe(): Promise<RuntimeProbe>;
+  start(spec: ContainerStart): Promise<ContainerProcess>;
+  execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand;
+  kill(id: string, signal: NodeJS.Signals): Promise<void>;
+  remove(id: string): Promise<void>;
+  list(): Promise<string[]>;
+}
