@@ -43,6 +43,9 @@ export const CONTROLLERS = [
   'replicaset-controller',
   'statefulset-controller',
   'job-controller',
+  // Fills aggregated ClusterRoles (admin, edit, view and their aggregate-to-* parts) from their
+  // aggregationRule; without it `view` has no rules and RBAC cases cannot compare.
+  'clusterrole-aggregation-controller',
   // taint-eviction-controller is left out on purpose: a paused VM makes leases look expired and
   // it would then evict every pod (recipe §7).
 ];
