@@ -1,0 +1,80 @@
+// Composes the daemon: the REST server, the legacy runtime server and the gRPC server over one
+// confinement root and one process limiter. Library code: the caller passes env and options.
+import { mkdir } from 'node:fs/promises';
+import { SENSITIVE_ENV_MARKERS } from '@agent-sandbox/protocol';
+import { serveHttp, type ListeningHttpServer } from './http-server.ts';
+import { createLegacyHandler, compactJson } from './legacy-server.ts';
+import { metadataEnv, withDefaults, type SandboxdOptions } from './options.ts';
+import { resolveRoot } from './paths.ts';
+import { ProcessLimiter } from './process-limiter.ts';
+import { createRestHandler, restError } from './rest-server.ts';
+import { errorText } from './errors.ts';
+
+export interface SandboxdHandle {
+  root: string;
+  /** Base URLs of the listeners that are on (e.g. http://127.0.0.1:8080). */
+  restUrl?: string;
+  legacyUrl?: string;
+  /** host:port of the gRPC listener. */
+  grpcAddress?: string;
+  /** Health turns 503, managed processes get SIGTERM then SIGKILL, listeners close. */
+  close(): Promise<void>;
+}
+
+/** Starts every enabled listener; rejects (and closes what started) if one cannot bind. */
+export async function startSandboxd(options: SandboxdOptions = {}): Promise<SandboxdHandle> {
+  const o = withDefaults(options);
+  await mkdir(o.rootDir, { recursive: true, mode: 0o755 });
+  const root = await resolveRoot(o.rootDir);
+  const limiter = new ProcessLimiter(o.maxProcesses);
+  let shuttingDown = false;
+  const started: ListeningHttpServer[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const handle: SandboxdHandle = {
+    root,
+    close: async () => {
+      shuttingDown = true;
+      await Promise.all(closers.map((c) => c()));
+    },
+  };
+  try {
+    if (o.restPort >= 0) {
+      const rest = await serveHttp(
+        createRestHandler({
+          root,
+          metadataEnv: metadataEnv(o.env, o.metadataEnvPrefix, SENSITIVE_ENV_MARKERS),
+          maxUploadBytes: o.maxUploadBytes,
+          startedAtMs: o.now(),
+          now: o.now,
+          isShuttingDown: () => shuttingDown,
+        }),
+        { host: o.listenHost, port: o.restPort, onUnexpected: restError },
+      );
+      started.push(rest);
+      closers.push(rest.close);
+      handle.restUrl = rest.url;
+    }
+    if (o.legacyPort >= 0) {
+      const legacy = await serveHttp(
+        createLegacyHandler({
+          root,
+          env: o.env,
+          defaultTimeoutSeconds: o.execTimeoutSeconds,
+          maxUploadBytes: o.maxUploadBytes,
+          limiter,
+        }),
+        {
+          host: o.listenHost,
+          port: o.legacyPort,
+          onUnexpected: (err) => compactJson(500, { message: errorText(err) }),
+        },
+      );
+      closers.push(legacy.close);
+      handle.legacyUrl = legacy.url;
+    }
+  } catch (err: unknown) {
+    await handle.close();
+    throw err;
+  }
+  return handle;
+}
