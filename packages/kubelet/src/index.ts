@@ -19,3 +19,18 @@ export type {
 export type { PodNetwork, PodNetworkStatus, PodNetworkTarget } from './network/pod-network.ts';
 export { LoopbackPodNetwork, type LoopbackPodNetworkOptions } from './network/loopback-network.ts';
 export type { PodContainers, PodRef, AttachTarget } from './node/pod-containers.ts';
+export {
+  parseReference,
+  formatReference,
+  defaultPullPolicy,
+  type ImageReference,
+  type PullPolicy,
+} from './images/reference.ts';
+export { ImageStore, type ImageRecord, type ImportProgress } from './images/image-store.ts';
+export { loadOciLayout, loadDockerArchive } from './images/oci-layout.ts';
+export {
+  RegistryClient,
+  type RegistryClientOptions,
+  type RegistryCredentials,
+} from './images/registry-client.ts';
+export { ImageService } from './images/image-service.ts';
