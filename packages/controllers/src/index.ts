@@ -158,3 +158,44 @@ export {
   type ConversionReviewVersion,
   type ReviewConversionOptions,
 } from './webhook/conversion-review.ts';
+export {
+  NETWORK_POLICIES,
+  SANDBOX_CLAIMS,
+  SANDBOX_TEMPLATES,
+  SANDBOX_WARM_POOLS,
+} from './extensions/resources.ts';
+export type { Permission } from './extensions/permissions.ts';
+export {
+  EXTENSION_CONTROLLER_NAMES,
+  extensionControllers,
+  type ExtensionControllersOptions,
+} from './extensions/extension-controllers.ts';
+export { blueprintHash, blueprintMatches, withSecureDefaults } from './extensions/blueprint.ts';
+export {
+  desiredNetworkPolicySpec,
+  networkPolicyDecision,
+  networkPolicyName,
+  type NetworkPolicyDecision,
+} from './sandbox-template/network-policy.ts';
+export { SANDBOX_TEMPLATE_PERMISSIONS } from './sandbox-template/sandbox-template-reconciler.ts';
+export {
+  SANDBOX_TEMPLATE_CONTROLLER_NAME,
+  sandboxTemplateController,
+  type SandboxTemplateControllerOptions,
+} from './sandbox-template/sandbox-template-controller.ts';
+export { WarmPoolExpectations } from './sandbox-warm-pool/expectations.ts';
+export {
+  planPool,
+  slowStartBatches,
+  type PoolPlan,
+  type PoolReads,
+} from './sandbox-warm-pool/plan.ts';
+export {
+  DEFAULT_MAX_BATCH_SIZE,
+  SANDBOX_WARM_POOL_PERMISSIONS,
+} from './sandbox-warm-pool/sandbox-warm-pool-reconciler.ts';
+export {
+  SANDBOX_WARM_POOL_CONTROLLER_NAME,
+  sandboxWarmPoolController,
+  type SandboxWarmPoolControllerOptions,
+} from './sandbox-warm-pool/sandbox-warm-pool-controller.ts';

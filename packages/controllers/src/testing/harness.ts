@@ -13,6 +13,10 @@ import {
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { Manager } from '@agent-sandbox/runtime';
 import { pino, type Logger } from 'pino';
+import {
+  extensionControllers,
+  type ExtensionControllersOptions,
+} from '../extensions/extension-controllers.ts';
 import { sandboxController } from '../sandbox/sandbox-controller.ts';
 import { sandboxCacheTransforms } from '../sandbox/pod-cache-transform.ts';
 import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
@@ -37,9 +41,11 @@ export function startSandboxController(
     clock?: Clock;
     /** The manager's logger (reconcilers log through it). @default silent */
     logger?: Logger;
+    /** Also run the extension controllers (SandboxTemplate, SandboxWarmPool, SandboxClaim). */
+    extensions?: Omit<ExtensionControllersOptions, 'client' | 'informers'>;
   } = {},
 ): RunningController {
-  const { tracer, logger, ...controllerOptions } = options;
+  const { tracer, logger, extensions, ...controllerOptions } = options;
   const manager = new Manager({
     client,
     logger: logger ?? pino({ level: 'silent' }),
@@ -50,6 +56,11 @@ export function startSandboxController(
   manager.add(
     sandboxController({ client, informers: manager, concurrency: 4, ...controllerOptions }),
   );
+  if (extensions !== undefined) {
+    const clock = controllerOptions.clock !== undefined ? { clock: controllerOptions.clock } : {};
+    for (const c of extensionControllers({ client, informers: manager, ...clock, ...extensions }))
+      manager.add(c);
+  }
   const abort = new AbortController();
   const done = manager.start(abort.signal);
   done.catch(() => undefined);

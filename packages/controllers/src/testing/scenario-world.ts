@@ -36,7 +36,9 @@ import {
   type RunningController,
   type SandboxObject,
 } from './harness.ts';
+import type { ExtensionControllersOptions } from '../extensions/extension-controllers.ts';
 import type { Tracer } from './recording-tracer.ts';
+import { startScriptedKubelet } from './scripted-kubelet.ts';
 import type { Logger } from 'pino';
 
 /** A finalizer tests put on a Pod to keep it terminating; closeScenarioWorld() releases it. */
@@ -72,6 +74,8 @@ export async function openScenarioWorld(
     tracer?: Tracer;
     clock?: Clock;
     logger?: Logger;
+    /** Also run the extension controllers; on the embedded server a scripted kubelet too. */
+    extensions?: Omit<ExtensionControllersOptions, 'client' | 'informers'>;
   } = {},
 ): Promise<ScenarioWorld> {
   const handle = await connectTarget(target);
@@ -90,6 +94,10 @@ export async function openScenarioWorld(
   // The kinds are served once a list succeeds (CRDs just created on the cluster).
   await eventually(() => client.list(SANDBOXES, ns), 60_000);
   const controller = startSandboxController(client, ns, options);
+  const kubelet =
+    options.extensions !== undefined && target === 'embedded'
+      ? startScriptedKubelet(client, ns)
+      : undefined;
   return {
     target,
     client,
@@ -97,6 +105,7 @@ export async function openScenarioWorld(
     controller,
     close: async () => {
       await controller.stop();
+      await kubelet?.stop();
       await releaseTestFinalizers(client, ns).catch(() => undefined);
       await client.delete(NAMESPACES, undefined, ns).catch(() => undefined);
       await client.close();

@@ -1,0 +1,61 @@
+// The extension controllers (`--extensions`, spec §12–14) as one list for a Manager:
+// `for (const c of extensionControllers({ client, informers: manager })) manager.add(c)`.
+import type { Clock, KubeClient } from '@agent-sandbox/kube';
+import type { Controller, InformerSource } from '@agent-sandbox/runtime';
+import { sandboxTemplateController } from '../sandbox-template/sandbox-template-controller.ts';
+import { sandboxWarmPoolController } from '../sandbox-warm-pool/sandbox-warm-pool-controller.ts';
+
+export interface ExtensionControllersOptions {
+  client: KubeClient;
+  informers: InformerSource;
+  /** Which of them to build (upstream's controller names). @default all three */
+  only?: readonly string[];
+  /** `--sandbox-template-concurrent-workers`. @default 1 */
+  templateConcurrency?: number;
+  /** `--sandbox-warm-pool-concurrent-workers`. @default 1 */
+  warmPoolConcurrency?: number;
+  /** `--sandbox-warm-pool-max-batch-size`. @default 300 */
+  warmPoolMaxBatchSize?: number;
+  /** `--sandbox-warm-pool-readiness-grace-period` in ms. @default 5 minutes */
+  warmPoolReadinessGraceMs?: number;
+  /** `--enable-warm-pool-eviction`. @default true */
+  enableWarmPoolEviction?: boolean;
+  clock?: Clock;
+}
+
+export const EXTENSION_CONTROLLER_NAMES = ['sandboxclaim', 'sandboxwarmpool', 'sandboxtemplate'];
+
+export function extensionControllers(options: ExtensionControllersOptions): Controller[] {
+  const wanted = (name: string): boolean =>
+    options.only === undefined || options.only.includes(name);
+  const { client, informers } = options;
+  const clock = options.clock !== undefined ? { clock: options.clock } : {};
+  const out: Controller[] = [];
+  if (wanted('sandboxwarmpool')) {
+    out.push(
+      sandboxWarmPoolController({
+        client,
+        informers,
+        ...clock,
+        ...defined('concurrency', options.warmPoolConcurrency),
+        ...defined('maxBatchSize', options.warmPoolMaxBatchSize),
+        ...defined('readinessGraceMs', options.warmPoolReadinessGraceMs),
+        ...defined('enableEviction', options.enableWarmPoolEviction),
+      }),
+    );
+  }
+  if (wanted('sandboxtemplate')) {
+    out.push(
+      sandboxTemplateController({
+        client,
+        informers,
+        ...defined('concurrency', options.templateConcurrency),
+      }),
+    );
+  }
+  return out;
+}
+
+function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

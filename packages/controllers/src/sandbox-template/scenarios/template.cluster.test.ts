@@ -1,0 +1,4 @@
+// Spec §21.4 SandboxTemplate scenarios on the real control plane.
+import { defineTemplateScenarios } from './template.scenarios.ts';
+
+defineTemplateScenarios('cluster');

@@ -1,0 +1,4 @@
+// Spec §21.4 SandboxTemplate scenarios on the embedded API server.
+import { defineTemplateScenarios } from './template.scenarios.ts';
+
+defineTemplateScenarios('embedded');

@@ -1,0 +1,154 @@
+// Spec §21.4 sandboxtemplate_controller_test.go end to end: the managed NetworkPolicy (secure
+// default, custom rules, spec edits), Unmanaged (none created, an owned one deleted), and a
+// policy of that name the template does not control (never updated or deleted).
+import { Labels, nameHash } from '@agent-sandbox/api';
+import type { NetworkPolicy } from '@agent-sandbox/kube-types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
+import type { TestTarget } from '../../../../../test/support/target.ts';
+import {
+  NETWORK_POLICIES,
+  SANDBOX_TEMPLATES,
+  type TemplateObject,
+} from '../../extensions/resources.ts';
+import { createTemplate, newTemplate, where } from '../../testing/extensions.ts';
+import { eventually, gone, openScenarioWorld, type ScenarioWorld } from '../../testing/harness.ts';
+import type { NetworkPolicyObject } from '../network-policy.ts';
+
+export function defineTemplateScenarios(target: TestTarget): void {
+  describe(`SandboxTemplate scenarios (${target})`, () => {
+    let world: ScenarioWorld;
+    beforeAll(async () => {
+      world = await openScenarioWorld(target, { extensions: {} });
+    });
+    afterAll(async () => {
+      await world?.close();
+    });
+    const policy = (name: string): Promise<NetworkPolicyObject> =>
+      eventually(() => world.client.get<NetworkPolicyObject>(NETWORK_POLICIES, world.ns, name));
+
+    describe.concurrent('TestSandboxTemplateReconcile', () => {
+      it('TestSandboxTemplateReconcile: default secure policy, and the template labelled with its ref hash', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'secure'));
+        const np = await policy('secure-network-policy');
+        expect(np.spec).toMatchObject({
+          podSelector: { matchLabels: { [Labels.SandboxTemplateRefHash]: nameHash('secure') } },
+          policyTypes: ['Ingress', 'Egress'],
+          ingress: [
+            {
+              from: [
+                {
+                  namespaceSelector: {
+                    matchLabels: { 'kubernetes.io/metadata.name': 'agent-sandbox-system' },
+                  },
+                  podSelector: { matchLabels: { app: 'sandbox-router' } },
+                },
+              ],
+            },
+          ],
+          egress: [
+            {
+              to: [
+                {
+                  ipBlock: {
+                    cidr: '0.0.0.0/0',
+                    except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'],
+                  },
+                },
+                { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] } },
+              ],
+            },
+          ],
+        });
+        expect(np.metadata.ownerReferences).toEqual([
+          expect.objectContaining({ kind: 'SandboxTemplate', name: 'secure', controller: true }),
+        ]);
+        await where<TemplateObject>(
+          world,
+          SANDBOX_TEMPLATES,
+          'secure',
+          (t) => t.metadata.labels?.[Labels.SandboxTemplateRefHash] === nameHash('secure'),
+        );
+      });
+
+      it('TestSandboxTemplateReconcile: custom policy copied, and a spec change updates it', async () => {
+        const ingress = [{ ports: [{ port: 8080, protocol: 'TCP' }] }];
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'custom', { networkPolicy: { ingress } }),
+        );
+        const np = await policy('custom-network-policy');
+        expect(np.spec?.ingress).toEqual(ingress);
+        expect(np.spec?.egress).toBeUndefined();
+        expect(np.spec?.policyTypes).toEqual(['Ingress', 'Egress']);
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'custom', {
+          type: 'merge',
+          body: { spec: { networkPolicy: { ingress: [{ ports: [{ port: 9090 }] }] } } },
+        });
+        await eventually(async () => {
+          const np2 = await world.client.get<NetworkPolicyObject>(
+            NETWORK_POLICIES,
+            world.ns,
+            'custom-network-policy',
+          );
+          return np2.spec?.ingress?.[0]?.ports?.[0]?.port === 9090 ? true : undefined;
+        });
+      });
+
+      it('TestSandboxTemplateReconcile: Unmanaged creates none; switching to Unmanaged deletes the owned one', async () => {
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'unmanaged', { networkPolicyManagement: 'Unmanaged' }),
+        );
+        await where<TemplateObject>(
+          world,
+          SANDBOX_TEMPLATES,
+          'unmanaged',
+          (t) => t.metadata.labels?.[Labels.SandboxTemplateRefHash] !== undefined,
+        );
+        expect(
+          await gone(world.client, NETWORK_POLICIES, world.ns, 'unmanaged-network-policy'),
+        ).toBe(true);
+
+        await createTemplate(world, newTemplate(world.ns, 'switch'));
+        await policy('switch-network-policy');
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'switch', {
+          type: 'merge',
+          body: { spec: { networkPolicyManagement: 'Unmanaged' } },
+        });
+        await eventually(() =>
+          gone(world.client, NETWORK_POLICIES, world.ns, 'switch-network-policy'),
+        );
+      });
+
+      it('TestSandboxTemplateReconcile: a policy it does not control is never updated or deleted', async () => {
+        const foreign: NetworkPolicy & { metadata: { name: string } } = {
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'NetworkPolicy',
+          metadata: { name: 'foreign-network-policy', namespace: world.ns },
+          spec: { podSelector: { matchLabels: { mine: 'yes' } }, policyTypes: ['Ingress'] },
+        };
+        const created = await world.client.create(NETWORK_POLICIES, foreign as NetworkPolicyObject);
+        await createTemplate(world, newTemplate(world.ns, 'foreign'));
+        await where<TemplateObject>(
+          world,
+          SANDBOX_TEMPLATES,
+          'foreign',
+          (t) => t.metadata.labels?.[Labels.SandboxTemplateRefHash] !== undefined,
+        );
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'foreign', {
+          type: 'merge',
+          body: { spec: { networkPolicyManagement: 'Unmanaged' } },
+        });
+        await new Promise((r) => setTimeout(r, 500));
+        const after = await world.client.get<NetworkPolicyObject>(
+          NETWORK_POLICIES,
+          world.ns,
+          'foreign-network-policy',
+        );
+        expect(after.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+        expect(after.spec?.podSelector).toEqual({ matchLabels: { mine: 'yes' } });
+      });
+    });
+  });
+}

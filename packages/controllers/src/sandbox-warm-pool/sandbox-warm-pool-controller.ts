@@ -1,0 +1,83 @@
+// The runtime Controller of SandboxWarmPools (spec §13.1): `for` pools, `owns` Sandboxes (whose
+// create and delete events first settle the pool's expectations), and template events map to
+// every pool in the namespace that references the template.
+import type { Clock, KubeClient } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+import { Controller, type InformerSource, type Request } from '@agent-sandbox/runtime';
+import {
+  SANDBOX_TEMPLATES,
+  SANDBOX_WARM_POOLS,
+  controlledByKind,
+  type PoolObject,
+  type SandboxObj,
+} from '../extensions/resources.ts';
+import { SANDBOXES } from '../sandbox/child-writes.ts';
+import { WarmPoolExpectations } from './expectations.ts';
+import { SandboxWarmPoolReconciler } from './sandbox-warm-pool-reconciler.ts';
+
+export const SANDBOX_WARM_POOL_CONTROLLER_NAME = 'sandboxwarmpool';
+
+export interface SandboxWarmPoolControllerOptions {
+  client: KubeClient;
+  informers: InformerSource;
+  /** `--sandbox-warm-pool-concurrent-workers`. @default 1 */
+  concurrency?: number;
+  /** `--sandbox-warm-pool-max-batch-size`. @default 300 */
+  maxBatchSize?: number;
+  /** `--sandbox-warm-pool-readiness-grace-period` in ms. @default 5 minutes */
+  readinessGraceMs?: number;
+  /** `--enable-warm-pool-eviction`. @default true */
+  enableEviction?: boolean;
+  clock?: Clock;
+}
+
+/** The pools a template event concerns: same namespace, `sandboxTemplateRef.name` = template. */
+export function poolsForTemplate(informers: InformerSource, template: KubeObject): Request[] {
+  const ns = template.metadata.namespace ?? '';
+  return informers
+    .getInformer<PoolObject>(SANDBOX_WARM_POOLS)
+    .cache.list()
+    .filter(
+      (p) =>
+        p.metadata.namespace === ns && p.spec.sandboxTemplateRef.name === template.metadata.name,
+    )
+    .map((p) => ({ namespace: ns, name: p.metadata.name ?? '' }));
+}
+
+export function sandboxWarmPoolController(options: SandboxWarmPoolControllerOptions): Controller {
+  const expectations = new WarmPoolExpectations();
+  const poolKey = (s: KubeObject): string | undefined => {
+    const ref = controlledByKind(s, 'SandboxWarmPool');
+    return ref === undefined ? undefined : `${s.metadata.namespace ?? ''}/${ref.name}`;
+  };
+  // Registered before the controller's own handlers, so a pass queued by this event sees it.
+  options.informers.getInformer<SandboxObj>(SANDBOXES).addHandlers({
+    onAdd: (s) => {
+      const key = poolKey(s);
+      if (key !== undefined) expectations.lowerCreations(key);
+    },
+    onDelete: (s) => {
+      const key = poolKey(s);
+      if (key !== undefined) expectations.deletionObserved(key, s.metadata.uid ?? '');
+    },
+  });
+  const reconciler = new SandboxWarmPoolReconciler({
+    client: options.client,
+    informers: options.informers,
+    expectations,
+    ...(options.maxBatchSize !== undefined ? { maxBatchSize: options.maxBatchSize } : {}),
+    ...(options.readinessGraceMs !== undefined
+      ? { readinessGraceMs: options.readinessGraceMs }
+      : {}),
+    ...(options.enableEviction !== undefined ? { enableEviction: options.enableEviction } : {}),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
+  });
+  return new Controller({
+    name: SANDBOX_WARM_POOL_CONTROLLER_NAME,
+    for: SANDBOX_WARM_POOLS,
+    owns: [SANDBOXES],
+    watches: [{ resource: SANDBOX_TEMPLATES, map: (t) => poolsForTemplate(options.informers, t) }],
+    reconciler,
+    concurrency: options.concurrency ?? 1,
+  });
+}

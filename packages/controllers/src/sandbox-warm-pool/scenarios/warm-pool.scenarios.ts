@@ -1,0 +1,283 @@
+// Spec §21.4 sandboxwarmpool_controller_test.go and sandboxwarmpool_overcreation_test.go end to
+// end: replicas (nil → 1, scale up/down, zero), member labels/annotations/secure defaults, VCTs,
+// readyReplicas/observedGeneration/selector, orphan adoption and foreign members, rollout on
+// template change (Recreate, OnReplenish, default, re-pointed ref), and no over-creation.
+import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
+import type { TestTarget } from '../../../../../test/support/target.ts';
+import {
+  SANDBOX_TEMPLATES,
+  SANDBOX_WARM_POOLS,
+  type PoolObject,
+  type SandboxObj,
+} from '../../extensions/resources.ts';
+import { SANDBOXES } from '../../sandbox/child-writes.ts';
+import {
+  createPool,
+  createTemplate,
+  listMembers,
+  newPool,
+  newTemplate,
+  poolSettled,
+  where,
+} from '../../testing/extensions.ts';
+import {
+  createForeignOwner,
+  eventually,
+  newSandbox,
+  openScenarioWorld,
+  type ScenarioWorld,
+} from '../../testing/harness.ts';
+
+export function defineWarmPoolScenarios(target: TestTarget): void {
+  describe(`SandboxWarmPool scenarios (${target})`, () => {
+    let world: ScenarioWorld;
+    beforeAll(async () => {
+      world = await openScenarioWorld(target, { extensions: {} });
+    });
+    afterAll(async () => {
+      await world?.close();
+    });
+    const scale = (pool: string, replicas: number): Promise<unknown> =>
+      world.client.patch(SANDBOX_WARM_POOLS, world.ns, pool, {
+        type: 'merge',
+        body: { spec: { replicas } },
+      });
+    const images = async (pool: string): Promise<string[]> =>
+      (await listMembers(world, pool))
+        .filter((s) => s.metadata.deletionTimestamp === undefined)
+        .map((s) => s.spec.podTemplate.spec.containers[0]?.image ?? '')
+        .sort();
+
+    describe.concurrent('TestSandboxWarmPoolReconcile', () => {
+      it('TestSandboxWarmPoolReconcile: nil replicas means one; members carry labels, annotation, owner and secure defaults', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-one'));
+        await createPool(world, newPool(world.ns, 'one', 'tpl-one'));
+        const pool = await poolSettled(world, 'one', 1);
+        expect(pool.status).toMatchObject({
+          replicas: 1,
+          readyReplicas: 1,
+          selector: `${Labels.WarmPoolSandbox}=${nameHash('one')}`,
+          observedGeneration: pool.metadata.generation,
+        });
+        const [member] = await listMembers(world, 'one');
+        expect(member?.metadata.name).toMatch(/^one-[a-z0-9]{5}$/);
+        expect(member?.metadata.labels).toMatchObject({
+          [Labels.WarmPoolSandbox]: nameHash('one'),
+          [Labels.SandboxTemplateRefHash]: nameHash('tpl-one'),
+          [Labels.LaunchType]: 'warm',
+          [Labels.CreatedBy]: 'controller',
+        });
+        expect(member?.metadata.labels?.[Labels.SandboxTemplateHash]).toMatch(/^[0-9a-f]{8}$/);
+        expect(member?.metadata.annotations?.[Annotations.SandboxTemplateRef]).toBe('tpl-one');
+        expect(member?.metadata.ownerReferences).toEqual([
+          expect.objectContaining({ kind: 'SandboxWarmPool', name: 'one', controller: true }),
+        ]);
+        const podTemplate = member?.spec.podTemplate;
+        expect(podTemplate?.metadata?.annotations?.[Annotations.SafeToEvict]).toBe('true');
+        expect(podTemplate?.metadata?.labels?.[Labels.WarmPoolSandbox]).toBe(nameHash('one'));
+        expect(podTemplate?.spec.automountServiceAccountToken).toBe(false);
+        expect(podTemplate?.spec.dnsPolicy).toBe('None');
+        expect(podTemplate?.spec.dnsConfig).toEqual({ nameservers: ['8.8.8.8', '1.1.1.1'] });
+      });
+
+      it('TestSandboxWarmPoolReconcile: scale up, scale down, zero replicas empties the pool', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-scale'));
+        await createPool(world, newPool(world.ns, 'scale', 'tpl-scale', { replicas: 2 }));
+        await poolSettled(world, 'scale', 2);
+        await scale('scale', 5);
+        await poolSettled(world, 'scale', 5);
+        await scale('scale', 1);
+        await poolSettled(world, 'scale', 1);
+        await scale('scale', 0);
+        const empty = await poolSettled(world, 'scale', 0);
+        // Zero values are cleared from the status (omitempty), the selector stays.
+        expect(empty.status?.replicas).toBeUndefined();
+        expect(empty.status?.readyReplicas).toBeUndefined();
+        expect(empty.status?.selector).toBe(`${Labels.WarmPoolSandbox}=${nameHash('scale')}`);
+        await eventually(async () => ((await images('scale')).length === 0 ? true : undefined));
+      });
+
+      it('TestSandboxWarmPoolReconcile: explicit automount and a custom policy keep the template pod spec; VCTs propagated', async () => {
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'tpl-explicit', {
+            networkPolicy: { ingress: [] },
+            volumeClaimTemplates: [
+              {
+                metadata: { name: 'data' },
+                spec: {
+                  accessModes: ['ReadWriteOnce'],
+                  resources: { requests: { storage: '1Gi' } },
+                },
+              },
+            ],
+            podTemplate: {
+              spec: {
+                automountServiceAccountToken: true,
+                containers: [{ name: 'main', image: 'busybox' }],
+              },
+            },
+          }),
+        );
+        await createPool(world, newPool(world.ns, 'explicit', 'tpl-explicit'));
+        const [member] = await eventually(async () => {
+          const m = await listMembers(world, 'explicit');
+          return m.length === 1 ? m : undefined;
+        });
+        expect(member?.spec.podTemplate.spec.automountServiceAccountToken).toBe(true);
+        expect(member?.spec.podTemplate.spec.dnsPolicy).toBeUndefined();
+        expect(member?.spec.volumeClaimTemplates?.[0]?.metadata?.name).toBe('data');
+      });
+
+      it('TestSandboxWarmPoolReconcile: adopts an orphan that matches the template, ignores a foreign-controlled one', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-orphan'));
+        const labels = {
+          [Labels.WarmPoolSandbox]: nameHash('orphans'),
+          [Labels.SandboxTemplateRefHash]: nameHash('tpl-orphan'),
+        };
+        const orphan = newSandbox(world.ns, 'orphan-a');
+        orphan.metadata.labels = labels;
+        orphan.spec.podTemplate = newTemplate(world.ns, 'x').spec.podTemplate;
+        await world.client.create(SANDBOXES, orphan);
+        const foreign = newSandbox(world.ns, 'orphan-foreign');
+        foreign.metadata.labels = labels;
+        foreign.metadata.ownerReferences = [
+          await createForeignOwner(world.client, world.ns, 'cm-pool'),
+        ];
+        await world.client.create(SANDBOXES, foreign);
+        await createPool(world, newPool(world.ns, 'orphans', 'tpl-orphan', { replicas: 1 }));
+        const adopted = await where<SandboxObj>(world, SANDBOXES, 'orphan-a', (s) =>
+          (s.metadata.ownerReferences ?? []).some((r) => r.kind === 'SandboxWarmPool'),
+        );
+        expect(adopted.metadata.labels?.[Labels.LaunchType]).toBe('warm');
+        await poolSettled(world, 'orphans', 1);
+        const members = (await listMembers(world, 'orphans')).map((s) => s.metadata.name).sort();
+        expect(members).toEqual(['orphan-a', 'orphan-foreign']);
+        const stillForeign = await world.client.get<SandboxObj>(
+          SANDBOXES,
+          world.ns,
+          'orphan-foreign',
+        );
+        expect(stillForeign.metadata.ownerReferences?.[0]?.kind).toBe('ConfigMap');
+      });
+
+      it('TestSandboxWarmPoolRollout: Recreate replaces stale members, OnReplenish and the default keep them', async () => {
+        for (const name of ['recreate', 'replenish', 'default']) {
+          await createTemplate(world, newTemplate(world.ns, `tpl-${name}`));
+          await createPool(
+            world,
+            newPool(world.ns, name, `tpl-${name}`, {
+              replicas: 2,
+              ...(name === 'default'
+                ? {}
+                : { updateStrategy: { type: name === 'recreate' ? 'Recreate' : 'OnReplenish' } }),
+            }),
+          );
+        }
+        for (const name of ['recreate', 'replenish', 'default']) await poolSettled(world, name, 2);
+        for (const name of ['recreate', 'replenish', 'default']) {
+          await world.client.patch(SANDBOX_TEMPLATES, world.ns, `tpl-${name}`, {
+            type: 'json',
+            ops: [
+              {
+                op: 'replace',
+                path: '/spec/podTemplate/spec/containers/0/image',
+                value: 'busybox:2',
+              },
+            ],
+          });
+        }
+        await eventually(async () =>
+          (await images('recreate')).join() === 'busybox:2,busybox:2' ? true : undefined,
+        );
+        await poolSettled(world, 'recreate', 2);
+        expect(await images('replenish')).toEqual(['busybox', 'busybox']);
+        expect(await images('default')).toEqual(['busybox', 'busybox']);
+      });
+
+      it('TestSandboxWarmPoolRollout: a metadata-only template edit does not roll a Recreate pool', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-meta'));
+        await createPool(
+          world,
+          newPool(world.ns, 'meta', 'tpl-meta', {
+            replicas: 1,
+            updateStrategy: { type: 'Recreate' },
+          }),
+        );
+        await poolSettled(world, 'meta', 1);
+        const [before] = await listMembers(world, 'meta');
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-meta', {
+          type: 'merge',
+          body: { spec: { podTemplate: { metadata: { labels: { app: 'agent', extra: 'x' } } } } },
+        });
+        await new Promise((r) => setTimeout(r, 1_000));
+        const [after] = await listMembers(world, 'meta');
+        expect(after?.metadata.uid).toBe(before?.metadata.uid);
+      });
+
+      it('TestSandboxWarmPoolRollout: re-pointing a Recreate pool to an identical template recreates its members', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-first'));
+        await createTemplate(world, newTemplate(world.ns, 'tpl-second'));
+        await createPool(
+          world,
+          newPool(world.ns, 'repoint', 'tpl-first', {
+            replicas: 1,
+            updateStrategy: { type: 'Recreate' },
+          }),
+        );
+        await poolSettled(world, 'repoint', 1);
+        await world.client.patch(SANDBOX_WARM_POOLS, world.ns, 'repoint', {
+          type: 'merge',
+          body: { spec: { sandboxTemplateRef: { name: 'tpl-second' } } },
+        });
+        await eventually(async () => {
+          const m = (await listMembers(world, 'repoint')).filter(
+            (s) => s.metadata.deletionTimestamp === undefined,
+          );
+          return m.length === 1 &&
+            m[0]?.metadata.labels?.[Labels.SandboxTemplateRefHash] === nameHash('tpl-second')
+            ? true
+            : undefined;
+        });
+        await poolSettled(world, 'repoint', 1);
+      });
+
+      it('TestSandboxWarmPoolOverCreation: a burst of pool events never over-creates', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-burst'));
+        await createPool(world, newPool(world.ns, 'burst', 'tpl-burst', { replicas: 10 }));
+        // Status-only and annotation writes re-enqueue the pool while its creates are in flight.
+        for (let i = 0; i < 10; i++) {
+          await world.client.patch(SANDBOX_WARM_POOLS, world.ns, 'burst', {
+            type: 'merge',
+            body: { metadata: { annotations: { poke: String(i) } } },
+          });
+        }
+        await poolSettled(world, 'burst', 10);
+        const all = await world.client.list<SandboxObj>(SANDBOXES, world.ns, {
+          labelSelector: `${Labels.WarmPoolSandbox}=${nameHash('burst')}`,
+        });
+        expect(all.items).toHaveLength(10);
+      });
+
+      it('TestSandboxWarmPoolReconcile: a deleted member is replaced', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-replace'));
+        await createPool(world, newPool(world.ns, 'replace', 'tpl-replace', { replicas: 2 }));
+        await poolSettled(world, 'replace', 2);
+        const [victim] = await listMembers(world, 'replace');
+        await world.client.delete(SANDBOXES, world.ns, victim?.metadata.name ?? '');
+        await eventually(async () => {
+          const m = (await listMembers(world, 'replace')).filter(
+            (s) => s.metadata.deletionTimestamp === undefined,
+          );
+          return m.length === 2 && !m.some((s) => s.metadata.uid === victim?.metadata.uid)
+            ? true
+            : undefined;
+        });
+        const pool = await poolSettled(world, 'replace', 2);
+        expect((pool as PoolObject).status?.readyReplicas).toBe(2);
+      });
+    });
+  });
+}

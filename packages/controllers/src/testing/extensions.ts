@@ -1,0 +1,128 @@
+// Builders and waits for the extension scenarios (templates, pools, claims), on either target.
+import { Labels, nameHash, type v1beta1 } from '@agent-sandbox/api';
+import type { ResourceRef } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+import {
+  SANDBOX_CLAIMS,
+  SANDBOX_TEMPLATES,
+  SANDBOX_WARM_POOLS,
+  type ClaimObject,
+  type PoolObject,
+  type SandboxObj,
+  type TemplateObject,
+} from '../extensions/resources.ts';
+import { SANDBOXES } from '../sandbox/child-writes.ts';
+import { eventually } from './harness.ts';
+import type { ScenarioWorld } from './scenario-world.ts';
+
+type World = Pick<ScenarioWorld, 'client' | 'ns'>;
+
+export function newTemplate(
+  ns: string,
+  name: string,
+  spec: Partial<v1beta1.SandboxTemplateSpec> = {},
+): TemplateObject {
+  return {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxTemplate',
+    metadata: { name, namespace: ns },
+    spec: {
+      podTemplate: {
+        metadata: { labels: { app: 'agent' } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 8080 }] }],
+        },
+      },
+      ...spec,
+    },
+  };
+}
+
+export function newPool(
+  ns: string,
+  name: string,
+  template: string,
+  spec: Partial<v1beta1.SandboxWarmPoolSpec> = {},
+): PoolObject {
+  return {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxWarmPool',
+    metadata: { name, namespace: ns },
+    spec: { sandboxTemplateRef: { name: template }, ...spec },
+  };
+}
+
+export function newClaim(
+  ns: string,
+  name: string,
+  pool: string,
+  spec: Partial<v1beta1.SandboxClaimSpec> = {},
+): ClaimObject {
+  return {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxClaim',
+    metadata: { name, namespace: ns },
+    spec: { warmPoolRef: { name: pool }, ...spec },
+  };
+}
+
+export async function create<T extends KubeObject>(
+  world: World,
+  ref: ResourceRef,
+  obj: T,
+): Promise<T> {
+  return world.client.create(ref, obj);
+}
+
+export const createTemplate = (w: World, t: TemplateObject): Promise<TemplateObject> =>
+  create(w, SANDBOX_TEMPLATES, t);
+export const createPool = (w: World, p: PoolObject): Promise<PoolObject> =>
+  create(w, SANDBOX_WARM_POOLS, p);
+export const createClaim = (w: World, c: ClaimObject): Promise<ClaimObject> =>
+  create(w, SANDBOX_CLAIMS, c);
+
+/** The pool's members as the API server lists them (membership label). */
+export async function listMembers(world: World, pool: string): Promise<SandboxObj[]> {
+  const list = await world.client.list<SandboxObj>(SANDBOXES, world.ns, {
+    labelSelector: `${Labels.WarmPoolSandbox}=${nameHash(pool)}`,
+  });
+  return list.items;
+}
+
+export function isReady(obj: {
+  status?: { conditions?: { type: string; status: string }[] };
+}): boolean {
+  return obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+/** Polls until `check` holds for the named object; returns it. */
+export async function where<T extends KubeObject>(
+  world: World,
+  ref: ResourceRef,
+  name: string,
+  check: (obj: T) => boolean,
+  timeoutMs?: number,
+): Promise<T> {
+  return eventually(async () => {
+    const obj = await world.client.get<T>(ref, world.ns, name);
+    return check(obj) ? obj : undefined;
+  }, timeoutMs);
+}
+
+/** Waits until the pool reports `replicas` members, `ready` of them Ready. */
+export async function poolSettled(
+  world: World,
+  name: string,
+  replicas: number,
+  ready = replicas,
+  timeoutMs = 60_000,
+): Promise<PoolObject> {
+  return where<PoolObject>(
+    world,
+    SANDBOX_WARM_POOLS,
+    name,
+    (p) => (p.status?.replicas ?? 0) === replicas && (p.status?.readyReplicas ?? 0) === ready,
+    timeoutMs,
+  );
+}
