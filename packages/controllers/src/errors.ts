@@ -2,7 +2,12 @@
 // each error with a stable `code`).
 
 export type ControllersErrorCode =
-  'MultiplePods' | 'OwnedByOther' | 'NotAdoptable' | 'ServiceNotHeadless' | 'ReconcileFailed';
+  | 'MultiplePods'
+  | 'OwnedByOther'
+  | 'NotAdoptable'
+  | 'ServiceNotHeadless'
+  | 'ReconcileFailed'
+  | 'ClaimFailed';
 
 export class ControllersError extends Error {
   readonly code: ControllersErrorCode;

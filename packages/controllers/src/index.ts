@@ -199,3 +199,25 @@ export {
   sandboxWarmPoolController,
   type SandboxWarmPoolControllerOptions,
 } from './sandbox-warm-pool/sandbox-warm-pool-controller.ts';
+export {
+  WarmSandboxQueue,
+  nodeSpread,
+  type QueueKey,
+  type PickStrategy,
+} from './warm-queue/warm-queue.ts';
+export { ClaimError, type ClaimFailureReason } from './sandbox-claim/claim-errors.ts';
+export { computeClaimStatus, claimReadyInput } from './sandbox-claim/claim-status.ts';
+export {
+  coldSandbox,
+  desiredPodTemplateMetadata,
+  mergeVolumeClaimTemplates,
+  validateAdditionalPodMetadata,
+} from './sandbox-claim/claim-sandbox.ts';
+export { adoptionPatch, candidateProblem } from './sandbox-claim/adoption.ts';
+export { SANDBOX_CLAIM_PERMISSIONS } from './sandbox-claim/sandbox-claim-reconciler.ts';
+export {
+  DEFAULT_CLAIM_CONCURRENCY,
+  SANDBOX_CLAIM_CONTROLLER_NAME,
+  sandboxClaimController,
+  type SandboxClaimControllerOptions,
+} from './sandbox-claim/sandbox-claim-controller.ts';

@@ -2,6 +2,8 @@
 // `for (const c of extensionControllers({ client, informers: manager })) manager.add(c)`.
 import type { Clock, KubeClient } from '@agent-sandbox/kube';
 import type { Controller, InformerSource } from '@agent-sandbox/runtime';
+import type { AgentSandboxMetrics } from '../metrics.ts';
+import { sandboxClaimController } from '../sandbox-claim/sandbox-claim-controller.ts';
 import { sandboxTemplateController } from '../sandbox-template/sandbox-template-controller.ts';
 import { sandboxWarmPoolController } from '../sandbox-warm-pool/sandbox-warm-pool-controller.ts';
 
@@ -20,6 +22,16 @@ export interface ExtensionControllersOptions {
   warmPoolReadinessGraceMs?: number;
   /** `--enable-warm-pool-eviction`. @default true */
   enableWarmPoolEviction?: boolean;
+  /** `--sandbox-claim-concurrent-workers`. @default 50 */
+  claimConcurrency?: number;
+  /** The agent_sandbox_* metrics the claim controller records. */
+  metrics?: AgentSandboxMetrics;
+  /** Label domains a claim's additionalPodMetadata may use. @default ['sandbox.users.io'] */
+  allowedLabelDomains?: readonly string[];
+  /** `--disable-claim-events`. @default false */
+  disableClaimEvents?: boolean;
+  /** `--disable-claim-observability-annotations`. @default false */
+  disableClaimObservabilityAnnotations?: boolean;
   clock?: Clock;
 }
 
@@ -31,6 +43,20 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
   const { client, informers } = options;
   const clock = options.clock !== undefined ? { clock: options.clock } : {};
   const out: Controller[] = [];
+  if (wanted('sandboxclaim')) {
+    out.push(
+      sandboxClaimController({
+        client,
+        informers,
+        ...clock,
+        ...defined('concurrency', options.claimConcurrency),
+        ...defined('metrics', options.metrics),
+        ...defined('allowedLabelDomains', options.allowedLabelDomains),
+        ...defined('disableEvents', options.disableClaimEvents),
+        ...defined('disableObservabilityAnnotations', options.disableClaimObservabilityAnnotations),
+      }),
+    );
+  }
   if (wanted('sandboxwarmpool')) {
     out.push(
       sandboxWarmPoolController({

@@ -1,0 +1,410 @@
+// Spec §21.3 sandboxclaim_controller_test.go (+ small files) end to end: cold creation, template
+// and pool resolution, foreign Sandboxes, Ready forwarding, metadata and env policies, warm
+// adoption and exclusivity, cleanup policies and TTL after Finished, events, recovery.
+import { Annotations, Labels, nameHash, type Condition } from '@agent-sandbox/api';
+import { EVENTS, PODS } from '@agent-sandbox/kube';
+import type { Event, KubeObject } from '@agent-sandbox/kube-types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
+import type { TestTarget } from '../../../../../test/support/target.ts';
+import {
+  NETWORK_POLICIES,
+  SANDBOX_CLAIMS,
+  extensionsOwnerRef,
+  type ClaimObject,
+  type SandboxObj,
+} from '../../extensions/resources.ts';
+import { SANDBOXES } from '../../sandbox/child-writes.ts';
+import {
+  createClaim,
+  createPool,
+  createTemplate,
+  listMembers,
+  newClaim,
+  newPool,
+  newTemplate,
+  poolSettled,
+  where,
+} from '../../testing/extensions.ts';
+import {
+  SCRIPTED_SCHEDULER,
+  eventually,
+  gone,
+  newSandbox,
+  openScenarioWorld,
+  setPodStatus,
+  type ScenarioWorld,
+} from '../../testing/harness.ts';
+
+function ready(claim: ClaimObject): Condition | undefined {
+  return claim.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+export function defineClaimScenarios(target: TestTarget): void {
+  describe(`SandboxClaim scenarios (${target})`, () => {
+    let world: ScenarioWorld;
+    beforeAll(async () => {
+      world = await openScenarioWorld(target, { extensions: {} });
+      await createTemplate(world, newTemplate(world.ns, 'tpl'));
+      await createPool(world, newPool(world.ns, 'cold', 'tpl', { replicas: 0 }));
+    });
+    afterAll(async () => {
+      await world?.close();
+    });
+    const claimWhere = (
+      name: string,
+      check: (c: ClaimObject) => boolean,
+      timeoutMs?: number,
+    ): Promise<ClaimObject> => where<ClaimObject>(world, SANDBOX_CLAIMS, name, check, timeoutMs);
+    const readyReason = (name: string, reason: string): Promise<ClaimObject> =>
+      claimWhere(name, (c) => ready(c)?.reason === reason);
+
+    describe.concurrent('TestSandboxClaimReconcile', () => {
+      it('TestSandboxClaimReconcile: cold create from the template (labels, annotations, owner, automount off) and Ready forwarded', async () => {
+        const claim = newClaim(world.ns, 'cold-one', 'cold');
+        claim.metadata.labels = { [Labels.CreatedBy]: 'python-client' };
+        const created = await createClaim(world, claim);
+        const sandbox = await where<SandboxObj>(world, SANDBOXES, 'cold-one', () => true);
+        expect(sandbox.metadata.labels).toMatchObject({
+          [Labels.ClaimUid]: created.metadata.uid,
+          [Labels.LaunchType]: 'cold',
+          [Labels.SandboxTemplateRefHash]: nameHash('tpl'),
+          [Labels.CreatedBy]: 'python-client',
+        });
+        expect(sandbox.metadata.annotations?.[Annotations.SandboxTemplateRef]).toBe('tpl');
+        expect(sandbox.metadata.ownerReferences).toEqual([
+          expect.objectContaining({
+            kind: 'SandboxClaim',
+            name: 'cold-one',
+            uid: created.metadata.uid,
+            controller: true,
+          }),
+        ]);
+        expect(sandbox.spec.podTemplate.spec.automountServiceAccountToken).toBe(false);
+        expect(sandbox.spec.podTemplate.metadata?.labels).toMatchObject({
+          app: 'agent',
+          [Labels.ClaimUid]: created.metadata.uid,
+          [Labels.SandboxTemplateRefHash]: nameHash('tpl'),
+        });
+        const done = await readyReason('cold-one', 'DependenciesReady');
+        expect(ready(done)).toMatchObject({
+          status: 'True',
+          observedGeneration: done.metadata.generation,
+        });
+        expect(done.status?.sandbox?.name).toBe('cold-one');
+        expect(done.status?.sandbox?.podIPs?.length).toBeGreaterThan(0);
+        expect(done.metadata.annotations?.[Annotations.ControllerFirstObservedAt]).toMatch(
+          /\.\d+Z$/,
+        );
+        // Stamped right after the status write that made it Ready.
+        await claimWhere('cold-one', (c) =>
+          /Z$/.test(c.metadata.annotations?.[Annotations.ClaimFirstReadyAt] ?? ''),
+        );
+      });
+
+      it('TestSandboxClaimReconcile: pool missing → WarmPoolNotFound; template missing → TemplateNotFound', async () => {
+        await createClaim(world, newClaim(world.ns, 'no-pool', 'absent'));
+        const a = await readyReason('no-pool', 'WarmPoolNotFound');
+        expect(ready(a)?.message).toBe('SandboxWarmPool "absent" not found');
+        await createPool(world, newPool(world.ns, 'no-tpl', 'missing-tpl', { replicas: 0 }));
+        await createClaim(world, newClaim(world.ns, 'no-tpl-claim', 'no-tpl'));
+        const b = await readyReason('no-tpl-claim', 'TemplateNotFound');
+        expect(ready(b)?.message).toBe('SandboxTemplate "missing-tpl" not found');
+      });
+
+      it('TestSandboxClaimRecoveryWhenTemplateCreated: the template appearing wakes the claim', async () => {
+        await createPool(world, newPool(world.ns, 'late', 'late-tpl', { replicas: 0 }));
+        await createClaim(world, newClaim(world.ns, 'late-claim', 'late'));
+        await readyReason('late-claim', 'TemplateNotFound');
+        await createTemplate(world, newTemplate(world.ns, 'late-tpl'));
+        await readyReason('late-claim', 'DependenciesReady');
+      });
+
+      it('TestSandboxClaimReconcile: an existing foreign Sandbox with the claim name → ReconcilerError', async () => {
+        await world.client.create(SANDBOXES, newSandbox(world.ns, 'taken'));
+        await createClaim(world, newClaim(world.ns, 'taken', 'cold'));
+        const c = await readyReason('taken', 'ReconcilerError');
+        expect(ready(c)?.message).toBe(
+          'Error seen: sandbox "taken" is not controlled by claim "taken". Please use a different claim name or delete the sandbox manually',
+        );
+      });
+
+      it('TestSandboxClaimReconcile: additionalPodMetadata applied; a label without a domain → InvalidMetadata', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'meta', 'cold', {
+            additionalPodMetadata: {
+              labels: { 'sandbox.users.io/team': 'a' },
+              annotations: { note: 'x' },
+            },
+          }),
+        );
+        const sandbox = await where<SandboxObj>(world, SANDBOXES, 'meta', () => true);
+        expect(sandbox.spec.podTemplate.metadata?.labels?.['sandbox.users.io/team']).toBe('a');
+        expect(sandbox.spec.podTemplate.metadata?.annotations?.['note']).toBe('x');
+        await createClaim(
+          world,
+          newClaim(world.ns, 'bad-meta', 'cold', {
+            additionalPodMetadata: { labels: { team: 'a' } },
+          }),
+        );
+        const bad = await readyReason('bad-meta', 'InvalidMetadata');
+        expect(ready(bad)?.message).toBe(
+          `invalid additionalPodMetadata: failed to validate label "team": label "team" must have a domain prefix (e.g. 'sandbox.users.io/my-label') to prevent opting into unintended policy domains`,
+        );
+      });
+
+      it('TestSandboxClaimReconcile: env injection — Disallowed rejected, Allowed adds, Overrides replaces', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-no', 'cold', { env: [{ name: 'A', value: '1' }] }),
+        );
+        const no = await readyReason('env-no', 'EnvVarsInjectionRejected');
+        expect(ready(no)?.message).toBe(
+          'environment variable injection rejected: environment variable injection is not allowed by the template policy',
+        );
+        const base = newTemplate(world.ns, 'env-allowed', { envVarsInjectionPolicy: 'Allowed' });
+        base.spec.podTemplate.spec.containers[0]!.env = [{ name: 'KEEP', value: 'k' }];
+        await createTemplate(world, base);
+        await createPool(world, newPool(world.ns, 'env-allowed', 'env-allowed', { replicas: 0 }));
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-yes', 'env-allowed', { env: [{ name: 'A', value: '1' }] }),
+        );
+        const s = await where<SandboxObj>(world, SANDBOXES, 'env-yes', () => true);
+        expect(s.spec.podTemplate.spec.containers[0]?.env).toEqual([
+          { name: 'KEEP', value: 'k' },
+          { name: 'A', value: '1' },
+        ]);
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-clash', 'env-allowed', { env: [{ name: 'KEEP', value: 'x' }] }),
+        );
+        const clash = await readyReason('env-clash', 'ReconcilerError');
+        expect(ready(clash)?.message).toBe(
+          'Error seen: environment variable override is not allowed by the template policy for variable "KEEP"',
+        );
+        const over = newTemplate(world.ns, 'env-over', { envVarsInjectionPolicy: 'Overrides' });
+        over.spec.podTemplate.spec.containers[0]!.env = [{ name: 'KEEP', value: 'k' }];
+        await createTemplate(world, over);
+        await createPool(world, newPool(world.ns, 'env-over', 'env-over', { replicas: 0 }));
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-override', 'env-over', { env: [{ name: 'KEEP', value: 'x' }] }),
+        );
+        const o = await where<SandboxObj>(world, SANDBOXES, 'env-override', () => true);
+        expect(o.spec.podTemplate.spec.containers[0]?.env).toEqual([{ name: 'KEEP', value: 'x' }]);
+      });
+
+      it('TestCreateSandboxClaimVolumeClaimTemplatesErrors: Disallowed by default', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'vct', 'cold', {
+            volumeClaimTemplates: [
+              {
+                metadata: { name: 'data' },
+                spec: {
+                  accessModes: ['ReadWriteOnce'],
+                  resources: { requests: { storage: '1Gi' } },
+                },
+              },
+            ],
+          }),
+        );
+        const c = await readyReason('vct', 'VolumeClaimTemplatesError');
+        expect(ready(c)?.message).toBe(
+          'failed to merge volume claim templates: volume claim templates are disallowed by the template',
+        );
+      });
+
+      it('TestSandboxClaimReconcile: a legacy per-claim NetworkPolicy is deleted, a user one with the name kept', async () => {
+        const claim = await createClaim(world, newClaim(world.ns, 'legacy', 'cold'));
+        const np = {
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'NetworkPolicy',
+          metadata: {
+            name: 'legacy-network-policy',
+            namespace: world.ns,
+            ownerReferences: [extensionsOwnerRef(claim, 'SandboxClaim')],
+          },
+          spec: { podSelector: {} },
+        };
+        await world.client.create(NETWORK_POLICIES, np as KubeObject);
+        await eventually(() =>
+          gone(world.client, NETWORK_POLICIES, world.ns, 'legacy-network-policy'),
+        );
+        const user = { ...np, metadata: { name: 'mine-network-policy', namespace: world.ns } };
+        await world.client.create(NETWORK_POLICIES, user as KubeObject);
+        await createClaim(world, newClaim(world.ns, 'mine', 'cold'));
+        await readyReason('mine', 'DependenciesReady');
+        await world.client.get(NETWORK_POLICIES, world.ns, 'mine-network-policy');
+      });
+
+      it('TestSandboxProvisionEvent: SandboxProvisioned on cold creation', async () => {
+        await createClaim(world, newClaim(world.ns, 'evented', 'cold'));
+        await eventually(async () => {
+          const events = await world.client.list<Event & KubeObject>(EVENTS, world.ns);
+          return events.items.find(
+            (e) =>
+              e.involvedObject.name === 'evented' &&
+              e.reason === 'SandboxProvisioned' &&
+              e.message === 'Created Sandbox "evented"',
+          );
+        });
+      });
+    });
+
+    describe.concurrent('TestSandboxClaimSandboxAdoption', () => {
+      it('TestSandboxClaimSandboxAdoption: adopts a Ready warm Sandbox (owner, labels, pod-name) and the pool replenishes', async () => {
+        await createPool(world, newPool(world.ns, 'warm', 'tpl', { replicas: 2 }));
+        await poolSettled(world, 'warm', 2);
+        const before = (await listMembers(world, 'warm')).map((s) => s.metadata.name);
+        const claim = newClaim(world.ns, 'warm-one', 'warm');
+        claim.metadata.labels = { [Labels.CreatedBy]: 'go-client' };
+        const created = await createClaim(world, claim);
+        const done = await readyReason('warm-one', 'DependenciesReady');
+        const name = done.status?.sandbox?.name ?? '';
+        expect(before).toContain(name);
+        expect(done.metadata.annotations?.[Annotations.SandboxName]).toBe(name);
+        const s = await world.client.get<SandboxObj>(SANDBOXES, world.ns, name);
+        expect(s.metadata.ownerReferences).toEqual([
+          expect.objectContaining({
+            kind: 'SandboxClaim',
+            name: 'warm-one',
+            uid: created.metadata.uid,
+            controller: true,
+          }),
+        ]);
+        expect(s.metadata.labels?.[Labels.WarmPoolSandbox]).toBeUndefined();
+        expect(s.metadata.labels?.[Labels.SandboxTemplateHash]).toBeUndefined();
+        expect(s.metadata.labels).toMatchObject({
+          [Labels.LaunchType]: 'warm',
+          [Labels.ClaimUid]: created.metadata.uid,
+          [Labels.CreatedBy]: 'go-client',
+        });
+        expect(s.metadata.annotations?.[Annotations.PodName]).toBe(name);
+        expect(s.spec.podTemplate.metadata?.annotations?.[Annotations.SafeToEvict]).toBeUndefined();
+        // The Sandbox controller takes the pool label off the Pod in place.
+        await eventually(async () => {
+          const pod = await world.client.get<KubeObject>(PODS, world.ns, name);
+          return pod.metadata.labels?.[Labels.WarmPoolSandbox] === undefined ? true : undefined;
+        });
+        await poolSettled(world, 'warm', 2);
+        expect((await listMembers(world, 'warm')).map((m) => m.metadata.name)).not.toContain(name);
+      });
+
+      it('TestSandboxClaimPodExclusivity: 2 warm Sandboxes, 3 claims → each owns exactly one distinct Sandbox', async () => {
+        await createPool(world, newPool(world.ns, 'excl', 'tpl', { replicas: 2 }));
+        await poolSettled(world, 'excl', 2);
+        await world.client.patch(
+          (await import('../../extensions/resources.ts')).SANDBOX_WARM_POOLS,
+          world.ns,
+          'excl',
+          { type: 'merge', body: { spec: { replicas: 0 } } },
+        );
+        const claims = ['excl-a', 'excl-b', 'excl-c'];
+        await Promise.all(claims.map((c) => createClaim(world, newClaim(world.ns, c, 'excl'))));
+        const done = await Promise.all(claims.map((c) => readyReason(c, 'DependenciesReady')));
+        const names = done.map((c) => c.status?.sandbox?.name);
+        expect(new Set(names).size).toBe(3);
+        const sandboxes = await world.client.list<SandboxObj>(SANDBOXES, world.ns);
+        for (const c of done) {
+          const owned = sandboxes.items.filter((s) =>
+            s.metadata.ownerReferences?.some((r) => r.uid === c.metadata.uid),
+          );
+          expect(owned).toHaveLength(1);
+        }
+      });
+
+      it('TestSandboxClaimNoReAdoption: a bound claim keeps its Sandbox', async () => {
+        await createPool(world, newPool(world.ns, 'noreadopt', 'tpl', { replicas: 1 }));
+        await poolSettled(world, 'noreadopt', 1);
+        await createClaim(world, newClaim(world.ns, 'bound', 'noreadopt'));
+        const first = await readyReason('bound', 'DependenciesReady');
+        await poolSettled(world, 'noreadopt', 1);
+        await world.client.patch(SANDBOX_CLAIMS, world.ns, 'bound', {
+          type: 'merge',
+          body: { metadata: { annotations: { poke: '1' } } },
+        });
+        await new Promise((r) => setTimeout(r, 500));
+        const again = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'bound');
+        expect(again.status?.sandbox?.name).toBe(first.status?.sandbox?.name);
+        expect(await listMembers(world, 'noreadopt')).toHaveLength(1);
+      });
+    });
+
+    describe.concurrent('TestSandboxClaimCleanupPolicy', () => {
+      const soon = (): string =>
+        new Date(Date.now() + 1_500).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+      it('TestSandboxClaimCleanupPolicy: Retain deletes the Sandbox and keeps the claim (ClaimExpired)', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'retain', 'cold', {
+            lifecycle: { shutdownTime: soon(), shutdownPolicy: 'Retain' },
+          }),
+        );
+        await where<SandboxObj>(world, SANDBOXES, 'retain', () => true);
+        const c = await readyReason('retain', 'ClaimExpired');
+        expect(ready(c)?.message).toBe('Claim expired. Sandbox cleanup initiated.');
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, 'retain'));
+        const after = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'retain');
+        expect(ready(after)?.reason).toBe('ClaimExpired');
+        expect(after.status?.sandbox).toBeUndefined();
+      });
+
+      it('TestSandboxClaimCleanupPolicy: Delete deletes the claim (and its Sandbox through GC)', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'delete', 'cold', {
+            lifecycle: { shutdownTime: soon(), shutdownPolicy: 'Delete' },
+          }),
+        );
+        await where<SandboxObj>(world, SANDBOXES, 'delete', () => true);
+        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'delete'));
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, 'delete'), 30_000);
+      });
+
+      it('TestSandboxClaimCleanupPolicy: DeleteForeground keeps the claim until its Sandbox is gone', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'foreground', 'cold', {
+            lifecycle: { shutdownTime: soon(), shutdownPolicy: 'DeleteForeground' },
+          }),
+        );
+        await where<SandboxObj>(world, SANDBOXES, 'foreground', () => true);
+        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'foreground'), 30_000);
+        expect(await gone(world.client, SANDBOXES, world.ns, 'foreground')).toBe(true);
+      });
+
+      it('TestSandboxClaimTTLAfterFinishedCleanupPolicy: Finished mirrored; TTL expiry under Retain keeps Finished', async () => {
+        const scripted = newTemplate(world.ns, 'tpl-scripted');
+        scripted.spec.podTemplate.spec.schedulerName = SCRIPTED_SCHEDULER;
+        await createTemplate(world, scripted);
+        await createPool(world, newPool(world.ns, 'scripted', 'tpl-scripted', { replicas: 0 }));
+        await createClaim(
+          world,
+          newClaim(world.ns, 'ttl', 'scripted', {
+            lifecycle: { ttlSecondsAfterFinished: 1, shutdownPolicy: 'Retain' },
+          }),
+        );
+        await eventually(() => world.client.get(PODS, world.ns, 'ttl'));
+        await setPodStatus(world.client, world.ns, 'ttl', { phase: 'Succeeded' });
+        const finished = await claimWhere(
+          'ttl',
+          (c) =>
+            c.status?.conditions?.some((x) => x.type === 'Finished' && x.status === 'True') ??
+            false,
+        );
+        expect(finished.status?.conditions?.find((x) => x.type === 'Finished')?.reason).toBe(
+          'PodSucceeded',
+        );
+        const expired = await readyReason('ttl', 'ClaimExpired');
+        expect(expired.status?.conditions?.map((x) => x.type)).toEqual(['Finished', 'Ready']);
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, 'ttl'));
+        const kept = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'ttl');
+        expect(kept.status?.conditions?.find((x) => x.type === 'Finished')?.status).toBe('True');
+      });
+    });
+  });
+}
