@@ -17,12 +17,21 @@ spec:
           image: busybox
 `;
 
+const TEMPLATE = `apiVersion: extensions.agents.x-k8s.io/v1beta1
+kind: SandboxTemplate
+metadata: { name: tpl, namespace: default }
+spec:
+  podTemplate:
+    spec:
+      containers: [{ name: main, image: busybox }]
+`;
+
 function tempDir(_files: Record<string, string>): string {
   return mkdtempSync(join(tmpdir(), 'agent-sandbox-start-'));
 }
 
 describe('agent-sandbox start', () => {
-  it('starts the embedded mode: API server plus Sandbox controller', async () => {
+  it('starts the embedded mode: API server plus the Sandbox and extension controllers', async () => {
     const dir = tempDir({});
     const abort = new AbortController();
     const io = { stdout: '', stderr: '' };
@@ -56,8 +65,20 @@ describe('agent-sandbox start', () => {
         { timeout: 30_000 },
       )
       .toMatch(/pod\/ok/);
+    // The extension controllers are on: a SandboxTemplate gets its NetworkPolicy.
+    await kubectl(['apply', '-f', '-'], TEMPLATE);
+    await expect
+      .poll(
+        async () =>
+          (await kubectl(['get', 'networkpolicies', '-o', 'name']).catch(() => ({ stdout: '' })))
+            .stdout,
+        { timeout: 30_000 },
+      )
+      .toMatch(/networkpolicy.networking.k8s.io\/tpl-network-policy/);
     abort.abort();
     expect(await done).toBe(0);
-    expect(io.stderr).toMatch(/running the Sandbox controller/);
+    expect(io.stderr).toMatch(
+      /running the Sandbox, SandboxClaim, SandboxWarmPool and SandboxTemplate controllers/,
+    );
   }, 60_000);
 });

@@ -229,6 +229,7 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
     default: 0,
     parse: parseDurationMs,
     help: 'delay before a warm pool replenishes (ms after parsing, e.g. 500ms)',
+    ignored: NOT_YET,
   },
   {
     name: 'sandbox-warm-pool-max-refill-rate',
@@ -239,6 +240,7 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
       return n;
     },
     help: 'warm pool refills per second (0: unlimited)',
+    ignored: NOT_YET,
   },
   {
     name: 'sandbox-warm-pool-readiness-grace-period',
@@ -251,6 +253,7 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
     default: 60_000,
     parse: positiveDuration,
     help: 'recheck interval for unschedulable warm Sandboxes (default 1m)',
+    ignored: NOT_YET,
   },
   {
     name: 'enable-warm-pool-eviction',

@@ -280,12 +280,6 @@ describe('agent-sandbox controller (child process, embedded API server)', () => 
     );
   });
 
-  it('exits 2 on --extensions, saying the extension controllers are not available yet', async () => {
-    const run = startController(['--extensions']);
-    expect(await run.exited).toBe(2);
-    expect(run.stderr()).toContain('are not available yet in this build; run without --extensions');
-  });
-
   it('exits 1 with a clear message when the kubeconfig cannot be read', async () => {
     const run = startController(['--kubeconfig', '/nonexistent/kubeconfig']);
     expect(await run.exited).toBe(1);

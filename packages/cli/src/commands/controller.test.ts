@@ -31,15 +31,6 @@ describe('agent-sandbox controller (in-process)', () => {
     );
   });
 
-  it('refuses --extensions while the extension controllers are missing', async () => {
-    const r = await runCli(['controller', '--extensions=true']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(
-      'the sandboxclaim, sandboxwarmpool, sandboxtemplate controllers are not available yet',
-    );
-    expect((await runCli(['controller', '--extensions=false', '--help'])).code).toBe(0);
-  });
-
   it('refuses --controllers naming extension controllers without --extensions, and nothing to run', async () => {
     const r = await runCli(['controller', '--controllers=sandbox,sandboxclaim']);
     expect(r).toMatchObject({ code: 2, stdout: '' });
@@ -49,13 +40,9 @@ describe('agent-sandbox controller (in-process)', () => {
     const idle = await runCli(['controller', '--controllers=none', '--enable-webhook=false']);
     expect(idle.code).toBe(2);
     expect(idle.stderr).toMatch(/^error: --controllers=none with --enable-webhook=false leaves/);
-    // Only the selected extension controllers need to exist.
-    const one = await runCli(['controller', '--extensions', '--controllers=sandboxtemplate']);
-    expect(one.code).toBe(2);
-    expect(one.stderr).toContain('the sandboxtemplate controllers are not available yet');
   });
 
-  it('registers the Sandbox controller; the extension ones are not implemented yet', () => {
+  it('registers the Sandbox controller and the three extension controllers', () => {
     expect(Object.keys(CONTROLLERS)).toEqual([
       'sandbox',
       'sandboxclaim',
@@ -64,8 +51,11 @@ describe('agent-sandbox controller (in-process)', () => {
     ]);
     expect(CONTROLLER_NAMES).toEqual(Object.keys(CONTROLLERS));
     expect(CONTROLLERS['sandbox']?.create).toBeTypeOf('function');
-    expect(Object.values(CONTROLLERS).filter((c) => c.extension && c.create !== undefined)).toEqual(
-      [],
-    );
+    expect(Object.values(CONTROLLERS).every((c) => c.create !== undefined)).toBe(true);
+    expect(
+      Object.entries(CONTROLLERS)
+        .filter(([, c]) => c.extension)
+        .map(([n]) => n),
+    ).toEqual(['sandboxclaim', 'sandboxwarmpool', 'sandboxtemplate']);
   });
 });

@@ -6,6 +6,9 @@
 import {
   AgentSandboxMetrics,
   SANDBOXES,
+  sandboxClaimController,
+  sandboxTemplateController,
+  sandboxWarmPoolController,
   sandboxCacheTransforms,
   sandboxController,
   type SandboxForMetrics,
@@ -42,6 +45,8 @@ export interface ControllerContext {
   client: KubeClient;
   manager: Manager;
   flags: ReadonlyMap<string, FlagValue>;
+  /** The agent_sandbox_* metrics (the claim controller records into them). */
+  metrics?: AgentSandboxMetrics;
 }
 
 interface ControllerEntry {
@@ -64,9 +69,41 @@ export const CONTROLLERS: Readonly<Record<string, ControllerEntry>> = {
         writeBehindWindowMs: flags.get('sandbox-write-behind-window') as number,
       }),
   },
-  sandboxclaim: { extension: true },
-  sandboxwarmpool: { extension: true },
-  sandboxtemplate: { extension: true },
+  sandboxclaim: {
+    extension: true,
+    create: ({ client, manager, flags, metrics }) =>
+      sandboxClaimController({
+        client,
+        informers: manager,
+        concurrency: flags.get('sandbox-claim-concurrent-workers') as number,
+        disableEvents: flags.get('disable-claim-events') as boolean,
+        disableObservabilityAnnotations: flags.get(
+          'disable-claim-observability-annotations',
+        ) as boolean,
+        ...(metrics !== undefined ? { metrics } : {}),
+      }),
+  },
+  sandboxwarmpool: {
+    extension: true,
+    create: ({ client, manager, flags }) =>
+      sandboxWarmPoolController({
+        client,
+        informers: manager,
+        concurrency: flags.get('sandbox-warm-pool-concurrent-workers') as number,
+        maxBatchSize: flags.get('sandbox-warm-pool-max-batch-size') as number,
+        readinessGraceMs: flags.get('sandbox-warm-pool-readiness-grace-period') as number,
+        enableEviction: flags.get('enable-warm-pool-eviction') as boolean,
+      }),
+  },
+  sandboxtemplate: {
+    extension: true,
+    create: ({ client, manager, flags }) =>
+      sandboxTemplateController({
+        client,
+        informers: manager,
+        concurrency: flags.get('sandbox-template-concurrent-workers') as number,
+      }),
+  },
 };
 
 export interface ControllerRunOptions {
@@ -189,14 +226,20 @@ export async function runController(
         : {}),
     });
     // The Sandbox gauges read an informer cache; webhook-only starts no informer at all.
+    let agentMetrics: AgentSandboxMetrics | undefined;
     if (!webhookOnly) {
       const sandboxes = manager.getInformer<KubeObject & SandboxForMetrics>(SANDBOXES);
-      new AgentSandboxMetrics(registry, {
+      agentMetrics = new AgentSandboxMetrics(registry, {
         listSandboxes: () => sandboxes.cache.list(),
         buildInfo: { gitVersion: run.version ?? 'unknown' },
       });
     } else logger.info('--controllers=none: no reconcilers, serving the conversion webhook only');
-    const ctx: ControllerContext = { client, manager, flags };
+    const ctx: ControllerContext = {
+      client,
+      manager,
+      flags,
+      ...(agentMetrics !== undefined ? { metrics: agentMetrics } : {}),
+    };
     for (const [name, entry] of Object.entries(CONTROLLERS)) {
       if (!selected.includes(name)) continue;
       if (entry.extension && !flags.get('extensions')) continue;

@@ -26,7 +26,7 @@ export async function runStart(
   run: ApiserverRunOptions = {},
 ): Promise<number> {
   io.stderr(
-    'agent-sandbox start: embedded mode. Serving the Kubernetes API with the agent-sandbox CRDs and running the Sandbox controller;\n' +
+    'agent-sandbox start: embedded mode. Serving the Kubernetes API with the agent-sandbox CRDs and running the Sandbox, SandboxClaim, SandboxWarmPool and SandboxTemplate controllers;\n' +
       'the node agent and router are not part of the embedded mode yet, so Pods stay Pending (README.md, "Status").\n',
   );
   // One stop signal for the whole mode; the controllers stop before the API server closes.
@@ -45,6 +45,8 @@ export async function runStart(
         '--health-probe-bind-address=0',
         // The embedded server converts v1alpha1 in-process; no conversion webhook is needed.
         '--enable-webhook=false',
+        // The extension controllers (claims, warm pools, templates) are on in the embedded mode.
+        '--extensions',
       ],
       io,
       { signal: controllers.signal },
