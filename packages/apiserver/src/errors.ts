@@ -1,15 +1,28 @@
-// API errors as kube-apiserver returns them: a metav1.Status with reason, code and details
-// (semantics doc §7). Every handler throws ApiError; the server's one error mapper turns it into
-// a response, so clients see exactly one shape.
+// The one error root of @agent-sandbox/apiserver (STYLE error rule 1) and the API errors as
+// kube-apiserver returns them: a metav1.Status with reason, code and details (semantics doc §7).
+// Every area's error class (storage, protobuf, patch, selectors, tables, JSONPath, credentials,
+// tokens) extends ApiServerError with its own stable `code`; handlers throw them as they are and
+// the request path's one error boundary (http/error-boundary.ts) maps each to a Status, so
+// clients see exactly one shape.
 import type { Status, StatusCause, StatusDetails, StatusReason } from '@agent-sandbox/kube-types';
 
-export class ApiError extends Error {
-  readonly code: StatusReason;
+export class ApiServerError extends Error {
+  /** Stable across releases: compare `code` (with `instanceof` for the area), never the message. */
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A failure that already is the Status kube-apiserver answers with; `code` is its reason. */
+export class ApiError extends ApiServerError {
+  declare readonly code: StatusReason;
   readonly status: Status;
   constructor(status: Status) {
-    super(status.message ?? status.reason ?? 'error');
+    super(status.reason ?? '', status.message ?? status.reason ?? 'error');
     this.status = status;
-    this.code = status.reason ?? '';
   }
 }
 
@@ -138,6 +151,26 @@ export function methodNotAllowed(verb: string, r: QualifiedNames): ApiError {
       detailsFor(r, undefined, r.plural),
     ),
   );
+}
+
+/** 404 for a path under a served group that names no route (kube: `details: {}`). */
+export function routeNotFound(): ApiError {
+  return new ApiError({
+    ...statusOf(404, 'NotFound', 'the server could not find the requested resource'),
+    details: {},
+  });
+}
+
+/** 405 for an HTTP method kube routes nowhere on a known path (TRACE, OPTIONS, HEAD...). */
+export function unroutableMethod(): ApiError {
+  return new ApiError({
+    ...statusOf(
+      405,
+      'MethodNotAllowed',
+      'the server does not allow this method on the requested resource',
+    ),
+    details: {},
+  });
 }
 
 export function unsupportedMediaType(accepted: readonly string[]): ApiError {

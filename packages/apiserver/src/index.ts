@@ -5,6 +5,8 @@ export { ApiServer, type ApiServerOptions } from './server.ts';
 export type { PodStreams, PodStreamSubresource } from './http/verbs/pod-streams.ts';
 export type { Converter } from './resource-store.ts';
 export { listen, type ListenOptions, type ListeningServer } from './node-server.ts';
+export { ApiServerError } from './errors.ts';
+export type { RequestFailure, RequestFailureLog } from './http/error-boundary.ts';
 export {
   openStore,
   startCompactor,

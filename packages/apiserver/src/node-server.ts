@@ -2,16 +2,19 @@
 // bodies (including watch streams) stream out chunk by chunk, and a closed connection aborts the
 // request's signal so its watch ends. HTTPS for real serving (ADR 0007), plain HTTP for tests.
 // No response leaves before what its request wrote or read is on disk (group commit, ADR 0010).
+// Every request runs inside one error boundary (serveOne): no input can crash the process.
 import {
   createServer,
   type IncomingMessage,
   type RequestListener,
   type Server,
-  type ServerResponse,
+  ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import type { AddressInfo, Socket } from 'node:net';
+import { Readable, type Duplex } from 'node:stream';
+import type { Status } from '@agent-sandbox/kube-types';
+import { requestFailure, statusFor, type RequestFailureLog } from './http/error-boundary.ts';
 import type { ApiServer } from './server.ts';
 
 export interface ListenOptions {
@@ -21,6 +24,8 @@ export interface ListenOptions {
   host?: string;
   /** PEM serving certificate (chain) and key; absent means plain HTTP. */
   tls?: { cert: string; key: string };
+  /** Told about every request that failed outside the API server's own boundary. */
+  onRequestError?: RequestFailureLog;
 }
 
 export interface ListeningServer {
@@ -30,19 +35,36 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
-function toRequest(req: IncomingMessage, base: string, signal: AbortSignal): Request {
+/** Methods fetch's Request refuses to carry; the server sees them as ApiServer.handle's `method`. */
+const FORBIDDEN_FETCH_METHODS = /^(CONNECT|TRACE|TRACK)$/i;
+
+function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
     if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
     else if (v !== undefined) headers.set(k, v);
   }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method: req.method ?? 'GET', headers, signal };
-  if (hasBody) {
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_FETCH_METHODS.test(method)) return new Request(url, { headers, signal });
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  if (method !== 'GET' && method !== 'HEAD') {
     init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
     init.duplex = 'half';
   }
-  return new Request(new URL(req.url ?? '/', base), init);
+  return new Request(url, init);
+}
+
+/** Resolves once `res` can take more data, or has closed (the client went away). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 async function send(res: ServerResponse, response: Response): Promise<void> {
@@ -62,17 +84,30 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
     return;
   }
   const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await drained(res);
+    }
+  } finally {
+    // A client that left mid-stream must not keep the stream (a watch) running.
+    if (res.destroyed) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
   }
   res.end();
 }
 
+function statusBody(status: Status): Response {
+  return new Response(JSON.stringify(status), {
+    status: status.code,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
 function notDurable(err: unknown): Response {
   const message = err instanceof Error ? err.message : String(err);
-  const status = {
+  return statusBody({
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
@@ -81,11 +116,81 @@ function notDurable(err: unknown): Response {
     reason: 'InternalError',
     details: { causes: [{ message }] },
     code: 500,
-  };
-  return new Response(JSON.stringify(status), {
-    status: 500,
-    headers: { 'content-type': 'application/json' },
   });
+}
+
+/**
+ * The request's URL, or the plain-text 400 Go's net/http (which kube-apiserver runs on) answers
+ * before any handler runs: for a Host header that is not a host, and for a request target that
+ * does not parse (an invalid %-escape).
+ */
+function requestUrl(req: IncomingMessage, fallbackHost: string, scheme: string): URL | Response {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', `${scheme}://${req.headers.host ?? fallbackHost}`);
+  } catch {
+    return goBadRequest(': malformed Host header');
+  }
+  if (/%(?![0-9a-fA-F]{2})/.test(url.pathname)) return goBadRequest('');
+  return url;
+}
+
+function goBadRequest(detail: string): Response {
+  return new Response(`400 Bad Request${detail}`, {
+    status: 400,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' },
+  });
+}
+
+/**
+ * One request through the error boundary: whatever happens answers a Status (500 when nothing
+ * better is known) or, once the response has started, ends the connection. Never rejects.
+ */
+async function serveOne(
+  server: ApiServer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  where: { host: string; scheme: string },
+  onRequestError: RequestFailureLog | undefined,
+): Promise<void> {
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  const method = req.method ?? 'GET';
+  try {
+    const url = requestUrl(req, where.host, where.scheme);
+    const response =
+      url instanceof Response
+        ? url
+        : await server.handle(toRequest(req, url, abort.signal), abort.signal, method);
+    // The acknowledgement: a write's response, and a read's that may have seen a write, wait
+    // for the group commit's fsync. If it failed the write may be lost, so say so instead.
+    const ok = await server.durable().then(
+      () => true,
+      (err: unknown) => err,
+    );
+    await send(res, ok === true ? response : notDurable(ok));
+  } catch (err: unknown) {
+    onRequestError?.(requestFailure(method, req.url ?? '/', 500, err));
+    if (res.headersSent) res.destroy();
+    else await send(res, statusBody(statusFor(err))).catch(() => res.destroy());
+  }
+}
+
+/**
+ * CONNECT never reaches the request listener (Node hands it over as a raw socket for tunnels):
+ * give it a response object on that socket, so it goes through the same boundary (kube: 405).
+ */
+function connectListener(
+  serve: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, socket: Duplex) => void {
+  return (req, socket) => {
+    socket.on('error', () => undefined);
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on('finish', () => socket.end());
+    serve(req, res);
+  };
 }
 
 /**
@@ -103,28 +208,14 @@ export function listen(
   const port = options.port ?? 0;
   const host = hostArg ?? options.host ?? '127.0.0.1';
   const scheme = options.tls ? 'https' : 'http';
+  const where = { host: `${host}:${port}`, scheme };
   const onRequest: RequestListener = (req, res) => {
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    const base = `${scheme}://${req.headers.host ?? `${host}:${port}`}`;
-    server
-      .handle(toRequest(req, base, abort.signal), abort.signal)
-      .then(async (response) => {
-        // The acknowledgement: a write's response, and a read's that may have seen a write, wait
-        // for the group commit's fsync. If it failed the write may be lost, so say so instead.
-        const ok = await server.durable().then(
-          () => true,
-          (err: unknown) => err,
-        );
-        await send(res, ok === true ? response : notDurable(ok));
-      })
-      .catch((err: unknown) => {
-        res.destroy(err instanceof Error ? err : new Error(String(err)));
-      });
+    void serveOne(server, req, res, where, options.onRequestError);
   };
   const http: Server = options.tls
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
     : createServer(onRequest);
+  http.on('connect', connectListener(onRequest));
   return new Promise((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, host, () => {

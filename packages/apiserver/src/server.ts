@@ -7,7 +7,7 @@ import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import { InServerControllers } from './controllers/in-server-controllers.ts';
 import { finalizeNamespace, isNamespaceFinalize } from './controllers/namespace-deletion.ts';
 import { CrdController } from './crd/crd-controller.ts';
-import { ApiError, internalError, methodNotAllowed, unauthorized } from './errors.ts';
+import { methodNotAllowed, routeNotFound, unauthorized, unroutableMethod } from './errors.ts';
 import type { Call, ServerParts } from './http/context.ts';
 import {
   AGGREGATED_V2,
@@ -19,6 +19,7 @@ import {
   wantsAggregated,
 } from './http/discovery.ts';
 import { parseResourceRequest, type ResourceRequest } from './http/request-info.ts';
+import { requestFailure, type RequestFailureLog } from './http/error-boundary.ts';
 import { errorResponse, jsonResponse, notFoundPage } from './http/response.ts';
 import { create } from './http/verbs/create.ts';
 import { deleteCollection, deleteObject } from './http/verbs/delete.ts';
@@ -62,7 +63,36 @@ export interface ApiServerOptions {
   serviceAccountKey?: KeyObject;
   /** PEM CA certificate published as the `kube-root-ca.crt` ConfigMap in every namespace. */
   caCert?: string;
+  /** Told about every request that ends in a 5xx (the entry point logs it). @default ignored */
+  onRequestError?: RequestFailureLog;
 }
+
+/**
+ * The methods kube-apiserver routes to resources; any other (HEAD, OPTIONS, TRACE, CONNECT, a
+ * custom token) on a known path is its 405 MethodNotAllowed.
+ */
+export const ROUTED_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+]);
+
+/** Whether kube registers a route for `subresource` of `r` (any method: 405 vs 404). */
+function hasSubresourceRoute(r: ResourceInfo, subresource: string | undefined): boolean {
+  if (subresource === undefined) return true;
+  if (subresource === 'status') return r.hasStatus;
+  if (subresource === 'scale') return r.scale !== undefined;
+  if (r.group !== '') return false;
+  if (r.plural === 'pods')
+    return subresource === 'binding' || POD_STREAM_SUBRESOURCES.has(subresource);
+  if (r.plural === 'serviceaccounts') return subresource === 'token';
+  return r.plural === 'namespaces' && subresource === 'finalize';
+}
+
+/** Paths kube serves with plain handlers that ignore the method. */
+const ANY_METHOD_PATHS = /^\/(healthz|livez|readyz|apis|apis\/[^/]+|openapi\/.*)$/;
 
 /** What /version reports: a 1.32 server, so kubectl 1.32 computes no skew (§1.1). */
 export const VERSION_INFO = {
@@ -168,43 +198,66 @@ export class ApiServer {
     this.#crdController.stop();
   }
 
-  /** Serves one request. Never throws: errors become Status responses. */
+  /**
+   * Serves one request. Never throws: errors become Status responses. `method` stands in for
+   * `request.method` when fetch cannot carry the real one (CONNECT, TRACE, TRACK): the Node
+   * adapter passes a bodiless GET Request with it.
+   */
   async handle(
     request: Request,
     signal: AbortSignal = new AbortController().signal,
+    method: string = request.method,
   ): Promise<Response> {
     try {
-      return await this.#route(request, signal);
+      return await this.#route(request, signal, method);
     } catch (err: unknown) {
-      if (err instanceof ApiError) return errorResponse(err);
-      if (process.env['APISERVER_DEBUG']) console.error(err);
-      return errorResponse(internalError(err));
+      const response = errorResponse(err);
+      if (response.status >= 500)
+        this.#options.onRequestError?.(requestFailure(method, request.url, response.status, err));
+      return response;
     }
   }
 
-  async #route(request: Request, signal: AbortSignal): Promise<Response> {
+  async #route(request: Request, signal: AbortSignal, method: string): Promise<Response> {
     const url = new URL(request.url);
     if (this.#options.token !== undefined) {
       const auth = request.headers.get('authorization');
       // Like kube's system:public-info-viewer: health and version are readable anonymously; a
       // wrong token is refused everywhere (semantics doc §11).
       const publicInfo =
-        auth === null &&
-        request.method === 'GET' &&
-        PUBLIC_PATHS.has(url.pathname.replace(/\/+$/, ''));
+        auth === null && method === 'GET' && PUBLIC_PATHS.has(url.pathname.replace(/\/+$/, ''));
       if (!publicInfo && !(await this.#authenticated(auth))) return errorResponse(unauthorized());
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    const method = request.method;
-    if (method === 'GET') {
-      const fixed = this.#fixedRoute(path, request);
-      if (fixed) return fixed;
+    const fixed = this.#fixedRoute(path, request);
+    if (fixed) {
+      // kube's plain handlers (health, /apis, /apis/<group>, openapi) answer any method as GET;
+      // its go-restful ones (/version, /api, /api/<v>, /apis/<g>/<v>) only GET.
+      if (method === 'GET' || fixed.status === 404 || ANY_METHOD_PATHS.test(path)) return fixed;
+      throw unroutableMethod();
     }
-    const req = parseResourceRequest(method, url);
-    if (!req) return notFoundPage();
+    const routed = ROUTED_METHODS.has(method);
+    const req = parseResourceRequest(routed ? method : 'GET', url);
+    if (!req) return this.#noRoute(path);
     const r = this.#parts.registry.lookup(req.group, req.version, req.resource);
-    if (!r) return notFoundPage();
+    if (!r) return this.#noRoute(path);
+    if (!routed) {
+      if (!hasSubresourceRoute(r, req.subresource)) throw routeNotFound();
+      throw unroutableMethod();
+    }
     return this.#serveResource(r, req, request, url, signal);
+  }
+
+  /**
+   * kube's answer for a path no handler serves: under /api and under a group it serves, the
+   * group's handler answers a NotFound Status; elsewhere its mux answers the plain-text page.
+   */
+  #noRoute(path: string): Response {
+    const [root, group] = path.split('/').slice(1);
+    if (root === 'api') throw routeNotFound();
+    if (root === 'apis' && this.#parts.registry.groups().some((g) => g.name === group))
+      throw routeNotFound();
+    return notFoundPage();
   }
 
   /** Whether an Authorization header carries the admin token or a live service account token. */

@@ -4,6 +4,7 @@
 // (authenticate.ts), which has the store.
 import { createHash, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { ApiServerError } from '../errors.ts';
 
 /** kube-apiserver's --service-account-issuer in the harness, and our default API audience. */
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -37,7 +38,11 @@ export interface VerifiedToken {
 }
 
 /** Why a token that looked like one of ours was refused (kube's authenticator messages). */
-export class TokenRejected extends Error {}
+export class TokenRejected extends ApiServerError {
+  constructor(message: string) {
+    super('TokenRejected', message);
+  }
+}
 
 function isRef(v: unknown): v is ObjectRef {
   const o = v as Partial<ObjectRef> | null;

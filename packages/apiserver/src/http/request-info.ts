@@ -20,12 +20,21 @@ function isTrue(v: string | null): boolean {
   return v !== null && !['0', 'false'].includes(v.toLowerCase());
 }
 
+/** A %-decoded path segment; one whose escapes are not UTF-8 (`%FF`) stays as sent. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** Returns undefined for paths that are not resource requests (discovery, openapi, 404). */
 export function parseResourceRequest(method: string, url: URL): ResourceRequest | undefined {
   const parts = url.pathname
     .split('/')
     .filter((p) => p !== '')
-    .map(decodeURIComponent);
+    .map(decodeSegment);
   let group: string;
   let version: string;
   let rest: string[];

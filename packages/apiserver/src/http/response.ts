@@ -1,6 +1,6 @@
 // Response helpers: JSON bodies, Status errors and Warning headers (semantics doc §0, §7).
 import type { Status } from '@agent-sandbox/kube-types';
-import { ApiError } from '../errors.ts';
+import { statusFor } from './error-boundary.ts';
 
 const JSON_TYPE = 'application/json';
 
@@ -30,9 +30,9 @@ export function statusResponse(status: Status, warnings: readonly string[] = [])
   return jsonResponse(status, status.code, warnings, extra);
 }
 
+/** The Status response for anything a handler threw (the error boundary's mapping). */
 export function errorResponse(err: unknown, warnings: readonly string[] = []): Response {
-  if (err instanceof ApiError) return statusResponse(err.status, warnings);
-  throw err;
+  return statusResponse(statusFor(err), warnings);
 }
 
 /** The plain-text Go 404 for paths that match no route (§0). */

@@ -1,9 +1,8 @@
 // Server-side printing (semantics doc §10): `kubectl get` asks for a meta.k8s.io Table in its
 // Accept header; the table module renders rows with the CRD's printer columns or kube's printers.
 import type { ListMeta } from '@agent-sandbox/kube-types';
-import { badRequest } from '../errors.ts';
 import type { KubeObject } from '../objects.ts';
-import { buildTable, TableError, type Table } from '../table/index.ts';
+import { buildTable, type Table } from '../table/index.ts';
 import type { Call, ServerParts } from './context.ts';
 import { jsonResponse } from './response.ts';
 
@@ -25,7 +24,7 @@ export function requestedTable(req: Request): 'v1' | 'v1beta1' | undefined {
   return undefined;
 }
 
-/** Builds a Table for the call's resource, with kube's 400 for a bad includeObject. */
+/** Builds a Table for the call's resource (a bad includeObject is a TableError: kube's 400). */
 function table(
   parts: ServerParts,
   call: Call,
@@ -34,20 +33,15 @@ function table(
   extra: { listMeta?: ListMeta; noHeaders?: boolean },
 ): Table {
   const { r } = call;
-  try {
-    return buildTable({
-      resource: r.group === '' ? r.plural : `${r.group}/${r.plural}`,
-      ...(r.crd ? { columns: r.printerColumns(call.version) ?? [] } : {}),
-      objects,
-      includeObject: call.url.searchParams.get('includeObject') ?? undefined,
-      now: parts.ctx.now(),
-      ...extra,
-      tableVersion: version,
-    });
-  } catch (err: unknown) {
-    if (err instanceof TableError) throw badRequest(err.message);
-    throw err;
-  }
+  return buildTable({
+    resource: r.group === '' ? r.plural : `${r.group}/${r.plural}`,
+    ...(r.crd ? { columns: r.printerColumns(call.version) ?? [] } : {}),
+    objects,
+    includeObject: call.url.searchParams.get('includeObject') ?? undefined,
+    now: parts.ctx.now(),
+    ...extra,
+    tableVersion: version,
+  });
 }
 
 /** A one-row Table for a watch event; only the first event of a stream carries the columns (§10). */

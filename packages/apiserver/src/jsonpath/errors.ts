@@ -1,5 +1,7 @@
-// The one error class of the JSONPath area (STYLE.md "Error-handling rules"). Messages are those
-// of k8s.io/client-go/util/jsonpath, so `kubectl -o jsonpath`-style errors read the same.
+// The JSONPath area's error class, under the package's root ApiServerError (STYLE.md error
+// rules). Messages are those of k8s.io/client-go/util/jsonpath, so `kubectl -o jsonpath`-style
+// errors read the same.
+import { ApiServerError } from '../errors.ts';
 
 /** Stable codes for everything the JSONPath parser and evaluator throw. */
 export type JsonPathErrorCode =
@@ -8,12 +10,10 @@ export type JsonPathErrorCode =
   /** Evaluation failed (missing key without allowMissingKeys, index out of bounds, bad compare). */
   | 'JsonPathEvaluation';
 
-export class JsonPathError extends Error {
-  readonly code: JsonPathErrorCode;
+export class JsonPathError extends ApiServerError {
+  declare readonly code: JsonPathErrorCode;
 
   constructor(code: JsonPathErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'JsonPathError';
-    this.code = code;
+    super(code, message, options);
   }
 }

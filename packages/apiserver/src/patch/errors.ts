@@ -1,6 +1,7 @@
-// One root error class for the patch engines (STYLE.md "Error-handling rules"). Each error carries
-// exactly what kube-apiserver puts in the Status it answers with, so the HTTP layer maps it once
-// (patchErrorToStatus) and never re-derives codes or messages.
+// The patch engines' error class, under the package's root ApiServerError (STYLE.md error rules).
+// Each error carries exactly what kube-apiserver puts in the Status it answers with, so the HTTP
+// layer maps it once (patchErrorToStatus) and never re-derives codes or messages.
+import { ApiServerError } from '../errors.ts';
 import type { Status, StatusCause, StatusReason } from '@agent-sandbox/kube-types';
 
 /** Stable codes for everything the patch package throws. */
@@ -35,17 +36,15 @@ export interface PatchErrorOptions {
   emptyDetails?: boolean;
 }
 
-export class PatchError extends Error {
-  readonly code: PatchErrorCode;
+export class PatchError extends ApiServerError {
+  declare readonly code: PatchErrorCode;
   readonly statusCode: number;
   readonly reason: StatusReason;
   readonly causes: readonly StatusCause[];
   readonly emptyDetails: boolean;
 
   constructor(code: PatchErrorCode, message: string, options: PatchErrorOptions) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PatchError';
-    this.code = code;
+    super(code, message, options);
     this.statusCode = options.statusCode;
     this.reason = options.reason;
     this.causes = options.causes ?? [];

@@ -1,6 +1,7 @@
-// One error class for the protobuf codec (STYLE.md "Error-handling rules"): the HTTP layer turns
+// The protobuf codec's error class, under the package's root ApiServerError: the HTTP layer turns
 // every ProtobufError from decoding into a 400 BadRequest Status whose message
 // decodeErrorMessage() words like kube-apiserver; compare `code`, never the message.
+import { ApiServerError } from '../errors.ts';
 
 export type ProtobufErrorCode =
   /** The body does not start with the `k8s\0` magic prefix. */
@@ -17,8 +18,8 @@ export interface ObjectKind {
   kind: string;
 }
 
-export class ProtobufError extends Error {
-  readonly code: ProtobufErrorCode;
+export class ProtobufError extends ApiServerError {
+  declare readonly code: ProtobufErrorCode;
   /** The apiVersion/kind the body claimed, once the envelope was read. */
   readonly objectKind: ObjectKind | undefined;
 
@@ -27,9 +28,7 @@ export class ProtobufError extends Error {
     message: string,
     options?: { cause?: unknown; objectKind?: ObjectKind },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ProtobufError';
-    this.code = code;
+    super(code, message, options);
     this.objectKind = options?.objectKind;
   }
 }

@@ -1,6 +1,7 @@
-// The one error class of the selectors area (STYLE.md "Error-handling rules"). `message` is the
-// exact text kube-apiserver puts into the 400 Status for the same input, so the HTTP layer can
-// return it unchanged: `badRequest(err.message)`.
+// The selectors area's error class, under the package's root ApiServerError (STYLE.md error rules).
+// `message` is the exact text kube-apiserver puts into the 400 Status for the same input, so the
+// HTTP layer can return it unchanged: `badRequest(err.message)`.
+import { ApiServerError } from '../errors.ts';
 
 /** Stable codes for everything the selector parsers throw. */
 export type SelectorErrorCode =
@@ -13,12 +14,10 @@ export type SelectorErrorCode =
   /** A metav1.LabelSelector object is invalid (metav1.LabelSelectorAsSelector). */
   | 'InvalidLabelSelectorObject';
 
-export class SelectorError extends Error {
-  readonly code: SelectorErrorCode;
+export class SelectorError extends ApiServerError {
+  declare readonly code: SelectorErrorCode;
 
   constructor(code: SelectorErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'SelectorError';
-    this.code = code;
+    super(code, message, options);
   }
 }

@@ -4,6 +4,7 @@
 // bodies (`unable to parse requirement: ...`, `found 'x', expected: ...`).
 // The requirement model lives in label-requirement.ts and the lexer in label-lexer.ts.
 import { formatBadValue } from '@agent-sandbox/crd-schema';
+import { ApiServerError } from '../errors.ts';
 import { SelectorError } from './errors.ts';
 import { Lexer, type ScannedItem } from './label-lexer.ts';
 import {
@@ -33,7 +34,12 @@ export {
 
 type Context = 'keyAndOperator' | 'values';
 
-class ParseError extends Error {}
+/** A parser failure, turned into a SelectorError with the selector's text below. */
+class ParseError extends ApiServerError {
+  constructor(message: string) {
+    super('ParseError', message);
+  }
+}
 
 class Parser {
   readonly #items: ScannedItem[] = [];

@@ -1,6 +1,7 @@
-// One root error class for storage (STYLE.md "Error-handling rules"): the HTTP layer maps each
-// `code` to a metav1.Status once (semantics doc §7); across processes, compare `code`, never the
+// Storage's error class, under the package's root ApiServerError (STYLE.md error rules): the
+// request path's error boundary maps each `code` to a metav1.Status once (semantics doc §7); across processes, compare `code`, never the
 // message.
+import { ApiServerError } from '../errors.ts';
 
 /** Stable codes for everything the storage layer throws. */
 export type StorageErrorCode =
@@ -48,8 +49,8 @@ export interface StorageErrorRevisions {
   current?: number;
 }
 
-export class StorageError extends Error {
-  readonly code: StorageErrorCode;
+export class StorageError extends ApiServerError {
+  declare readonly code: StorageErrorCode;
   readonly revisions: StorageErrorRevisions | undefined;
 
   constructor(
@@ -57,9 +58,7 @@ export class StorageError extends Error {
     message: string,
     options?: { cause?: unknown; revisions?: StorageErrorRevisions },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'StorageError';
-    this.code = code;
+    super(code, message, options);
     this.revisions = options?.revisions;
   }
 }

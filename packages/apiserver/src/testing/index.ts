@@ -6,3 +6,11 @@ export {
   type TestApiServerOptions,
 } from './test-server.ts';
 export { readOurCrds } from './our-crds.ts';
+export {
+  openSocket,
+  parseRawResponse,
+  rawRequest,
+  requestHead,
+  type RawRequestOptions,
+  type RawResponse,
+} from './raw-http.ts';

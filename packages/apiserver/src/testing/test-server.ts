@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listen } from '../node-server.ts';
+import type { RequestFailureLog } from '../http/error-boundary.ts';
 import type { Converter } from '../resource-store.ts';
 import type { PodStreams } from '../http/verbs/pod-streams.ts';
 import { ApiServer } from '../server.ts';
@@ -30,6 +31,8 @@ export interface TestApiServerOptions {
    * so by default it publishes a fixed test CA (testing/test-ca.crt) as a cluster would its own.
    */
   caCert?: string;
+  /** Told about every request that ends in a 5xx. @default ignored */
+  onRequestError?: RequestFailureLog;
 }
 
 /** A CA certificate (no key kept) for servers that have none of their own. */
@@ -69,9 +72,13 @@ export async function startTestApiServer(
     ...(options.convert ? { convert: options.convert } : {}),
     ...(options.podStreams ? { podStreams: options.podStreams } : {}),
     caCert: options.caCert ?? TEST_CA_CERT,
+    ...(options.onRequestError ? { onRequestError: options.onRequestError } : {}),
   });
   server.start();
-  const listening = await listen(server);
+  const listening = await listen(
+    server,
+    options.onRequestError ? { onRequestError: options.onRequestError } : {},
+  );
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-test-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeconfigFor(listening.url));

@@ -1,5 +1,6 @@
 // Errors for the files an API server keeps in its data dir (certificates, keys, token). Each one
 // names the file and the fix; the file is never rewritten behind the operator's back (ADR 0007).
+import { ApiServerError } from '../errors.ts';
 
 export type CredentialErrorCode =
   /** The file exists but cannot be parsed (not PEM, truncated, wrong type of object). */
@@ -13,15 +14,13 @@ export type CredentialErrorCode =
   /** The data dir or a file in it cannot be created or written. */
   | 'Unwritable';
 
-export class CredentialError extends Error {
-  readonly code: CredentialErrorCode;
+export class CredentialError extends ApiServerError {
+  declare readonly code: CredentialErrorCode;
   /** The file (or directory) the error is about. */
   readonly path: string;
 
   constructor(code: CredentialErrorCode, path: string, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'CredentialError';
-    this.code = code;
+    super(code, message, options);
     this.path = path;
   }
 }

@@ -17,6 +17,7 @@ import {
   type CompactorHandle,
   type ListeningServer,
   type Store,
+  type RequestFailureLog,
 } from '@agent-sandbox/apiserver';
 import { accessSync, closeSync, constants, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -133,6 +134,7 @@ export async function runApiserver(
       // Tokens from TokenRequest stay valid across restarts; the CA becomes kube-root-ca.crt.
       serviceAccountKey: ensureServiceAccountKey({ path: join(paths.pki, 'sa.key') }),
       caCert: certs.caCert,
+      onRequestError: logRequestFailure(io),
     });
     server.start();
     cleanup.push(() => server.stop());
@@ -227,12 +229,17 @@ async function listenOnPort(
   io: CommandIO,
 ): Promise<ListeningServer> {
   try {
-    return await listen(server, { port: port ?? DEFAULT_PORT, host: HOST, tls });
+    return await listen(server, {
+      port: port ?? DEFAULT_PORT,
+      host: HOST,
+      tls,
+      onRequestError: logRequestFailure(io),
+    });
   } catch (err: unknown) {
     if (!isAddressInUse(err)) throw err;
     if (port === undefined) {
       io.stderr(`port ${DEFAULT_PORT} is in use; picking a free port (pass --port to choose)\n`);
-      return listen(server, { port: 0, host: HOST, tls });
+      return listen(server, { port: 0, host: HOST, tls, onRequestError: logRequestFailure(io) });
     }
     throw new PortInUse(
       `port ${port} on ${HOST} is already in use; stop what is using it, or pass another --port (0 picks a free one)`,
@@ -242,6 +249,14 @@ async function listenOnPort(
 }
 
 class PortInUse extends Error {}
+
+/** One JSON line on stderr for each request that failed on the server's side (a 5xx). */
+function logRequestFailure(io: CommandIO): RequestFailureLog {
+  return (failure) =>
+    io.stderr(
+      `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'request failed', ...failure })}\n`,
+    );
+}
 
 function isAddressInUse(err: unknown): boolean {
   return err instanceof Error && 'code' in err && err.code === 'EADDRINUSE';

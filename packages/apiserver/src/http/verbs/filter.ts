@@ -1,6 +1,5 @@
 // Label and field selectors of list, watch and deletecollection requests (semantics doc §3.2):
 // parse errors are 400 BadRequest with kube's message.
-import { badRequest } from '../../errors.ts';
 import type { KubeObject } from '../../objects.ts';
 import type { ResourceInfo } from '../../resources/resource.ts';
 import {
@@ -8,7 +7,6 @@ import {
   FIELD_SELECTORS,
   parseFieldSelector,
   parseLabelSelector,
-  SelectorError,
   type FieldSelectorSpec,
 } from '../../selectors/index.ts';
 
@@ -27,13 +25,9 @@ export function listFilter(r: ResourceInfo, url: URL, version = r.storageVersion
   const labelText = url.searchParams.get('labelSelector') ?? '';
   const fieldText = url.searchParams.get('fieldSelector') ?? '';
   if (labelText === '' && fieldText === '') return () => true;
-  try {
-    const labels = parseLabelSelector(labelText);
-    const spec = fieldSpec(r, version);
-    const fields = parseFieldSelector(fieldText, spec);
-    return (obj) => labels.matches(obj.metadata.labels ?? {}) && fields.matches(spec.extract(obj));
-  } catch (err: unknown) {
-    if (err instanceof SelectorError) throw badRequest(err.message);
-    throw err;
-  }
+  // A SelectorError carries kube's message; the error boundary answers it as 400 BadRequest.
+  const labels = parseLabelSelector(labelText);
+  const spec = fieldSpec(r, version);
+  const fields = parseFieldSelector(fieldText, spec);
+  return (obj) => labels.matches(obj.metadata.labels ?? {}) && fields.matches(spec.extract(obj));
 }

@@ -8,8 +8,6 @@ import {
   applyJsonPatch,
   applyMergePatch,
   applyStrategicMergePatch,
-  PatchError,
-  patchErrorToStatus,
 } from '../../patch/index.ts';
 import { encode, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
@@ -35,11 +33,6 @@ function decodePatch(text: string, type: string): unknown {
   } catch (err: unknown) {
     throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
-}
-
-function rethrowPatch(err: unknown): never {
-  if (err instanceof PatchError) throw new ApiError(patchErrorToStatus(err));
-  throw err;
 }
 
 export async function patch(parts: ServerParts, call: Call): Promise<Response> {
@@ -85,29 +78,25 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
     return applyCreate(parts, call, body, manager, force !== null && force !== 'false', opts);
 
   let next: KubeObject;
-  try {
-    if (isApply) {
-      next = apply(current.obj, body as KubeObject, {
-        manager,
-        force: force !== null && force !== 'false',
-        apiVersion: groupVersion(r.group, call.version),
-        schema,
-        now: formatTime(parts.ctx.now()),
-        ...(call.req.subresource === 'status' ? { subresource: 'status' } : {}),
-        ...ignoredOption(call),
-        kind: r.kind,
-      }).object as KubeObject;
-    } else {
-      const patched =
-        type === JSON_PATCH
-          ? applyJsonPatch(current.obj, body)
-          : type === MERGE_PATCH
-            ? applyMergePatch(current.obj, body)
-            : applyStrategicMergePatch(current.obj, body, schema);
-      next = patched as KubeObject;
-    }
-  } catch (err: unknown) {
-    rethrowPatch(err);
+  if (isApply) {
+    next = apply(current.obj, body as KubeObject, {
+      manager,
+      force: force !== null && force !== 'false',
+      apiVersion: groupVersion(r.group, call.version),
+      schema,
+      now: formatTime(parts.ctx.now()),
+      ...(call.req.subresource === 'status' ? { subresource: 'status' } : {}),
+      ...ignoredOption(call),
+      kind: r.kind,
+    }).object as KubeObject;
+  } else {
+    const patched =
+      type === JSON_PATCH
+        ? applyJsonPatch(current.obj, body)
+        : type === MERGE_PATCH
+          ? applyMergePatch(current.obj, body)
+          : applyStrategicMergePatch(current.obj, body, schema);
+    next = patched as KubeObject;
   }
   if (typeof next.metadata !== 'object' || next.metadata === null) next.metadata = {};
   next.metadata.name = name;
@@ -139,18 +128,13 @@ function applyCreate(
   const name = call.req.name ?? '';
   if (call.req.subresource !== undefined) throw notFound(r, name);
   if (r.namespaced) requireNamespace(parts, call.req.namespace ?? '', r, name);
-  let obj: KubeObject;
-  try {
-    obj = apply(undefined, body as KubeObject, {
-      manager,
-      force,
-      apiVersion: groupVersion(r.group, call.version),
-      schema: mergeSchemaFor(r, call.version),
-      now: formatTime(parts.ctx.now()),
-    }).object as KubeObject;
-  } catch (err: unknown) {
-    rethrowPatch(err);
-  }
+  const obj = apply(undefined, body as KubeObject, {
+    manager,
+    force,
+    apiVersion: groupVersion(r.group, call.version),
+    schema: mergeSchemaFor(r, call.version),
+    now: formatTime(parts.ctx.now()),
+  }).object as KubeObject;
   obj.apiVersion = groupVersion(r.group, call.version);
   obj.kind = r.kind;
   obj.metadata.name = name;
