@@ -2,13 +2,15 @@
 // confinement root and one process limiter. Library code: the caller passes env and options.
 import { mkdir } from 'node:fs/promises';
 import { SENSITIVE_ENV_MARKERS } from '@agent-sandbox/protocol';
-import { serveHttp, type ListeningHttpServer } from './http-server.ts';
+import { serveHttp } from './http-server.ts';
 import { createLegacyHandler, compactJson } from './legacy-server.ts';
 import { metadataEnv, withDefaults, type SandboxdOptions } from './options.ts';
 import { resolveRoot } from './paths.ts';
 import { ProcessLimiter } from './process-limiter.ts';
 import { createRestHandler, restError } from './rest-server.ts';
 import { errorText } from './errors.ts';
+import { serveGrpc } from './grpc/grpc-server.ts';
+import { ProcessTable } from './process/process-table.ts';
 
 export interface SandboxdHandle {
   root: string;
@@ -27,13 +29,20 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
   await mkdir(o.rootDir, { recursive: true, mode: 0o755 });
   const root = await resolveRoot(o.rootDir);
   const limiter = new ProcessLimiter(o.maxProcesses);
+  const table = new ProcessTable(o.retainProcesses);
   let shuttingDown = false;
-  const started: ListeningHttpServer[] = [];
   const closers: (() => Promise<void>)[] = [];
   const handle: SandboxdHandle = {
     root,
     close: async () => {
       shuttingDown = true;
+      // Managed processes: SIGTERM, then SIGKILL after 2 s (dataplane §4.1 shutdown order).
+      const running = table.running();
+      await Promise.all(running.map((p) => p.signal('SIGTERM')));
+      if (running.some((p) => p.running)) {
+        await new Promise((r) => setTimeout(r, 2000));
+        await Promise.all(running.map((p) => p.signal('SIGKILL')));
+      }
       await Promise.all(closers.map((c) => c()));
     },
   };
@@ -50,7 +59,6 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
         }),
         { host: o.listenHost, port: o.restPort, onUnexpected: restError },
       );
-      started.push(rest);
       closers.push(rest.close);
       handle.restUrl = rest.url;
     }
@@ -71,6 +79,24 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
       );
       closers.push(legacy.close);
       handle.legacyUrl = legacy.url;
+    }
+    if (o.grpcPort >= 0) {
+      const grpc = await serveGrpc(
+        {
+          root,
+          env: o.env,
+          limiter,
+          table,
+          ptyCommand: o.ptyCommand,
+          sttyCommand: o.sttyCommand,
+          retainBytes: o.retainOutputBytes,
+          chunkSize: o.streamChunkSize,
+        },
+        o.listenHost,
+        o.grpcPort,
+      );
+      closers.push(grpc.close);
+      handle.grpcAddress = grpc.address;
     }
   } catch (err: unknown) {
     await handle.close();

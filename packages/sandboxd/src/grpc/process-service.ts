@@ -1,0 +1,177 @@
+// process.v1.ProcessService (dataplane §4.2) plus the re-attach extension's state: Start streams
+// init → output → exit; a client that goes away kills the process group unless it sent
+// `x-sandboxd-detach: true`, in which case the process keeps running for Attach.
+import type {
+  sendUnaryData,
+  ServerUnaryCall,
+  ServerWritableStream,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import {
+  DETACH_METADATA,
+  ProcessSignal,
+  type ExecuteRequest,
+  type ProcessConfig,
+  type ResizeTTYRequest,
+  type SendSignalRequest,
+  type StartRequest,
+  type WriteStdinRequest,
+} from '@agent-sandbox/protocol';
+import { SandboxdError, sandboxdError } from '../errors.ts';
+import { childEnv, runToCompletion } from '../exec.ts';
+import { sanitizePath } from '../paths.ts';
+import type { ProcessLimiter } from '../process-limiter.ts';
+import { ManagedProcess, type OutputEvent } from '../process/managed-process.ts';
+import type { ProcessTable } from '../process/process-table.ts';
+import { toServiceError } from './status.ts';
+
+export interface ProcessServiceDeps {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  limiter: ProcessLimiter;
+  table: ProcessTable;
+  ptyCommand: string[];
+  sttyCommand: string[];
+  retainBytes: number;
+  chunkSize: number;
+}
+
+const SIGNALS: Record<number, NodeJS.Signals> = {
+  [ProcessSignal.SIGINT]: 'SIGINT',
+  [ProcessSignal.SIGTERM]: 'SIGTERM',
+  [ProcessSignal.SIGKILL]: 'SIGKILL',
+};
+
+/** Validates a ProcessConfig: argv, environment and a confined working directory. */
+export async function commandOf(deps: ProcessServiceDeps, config: ProcessConfig | undefined) {
+  const argv = config?.command ?? [];
+  if (argv.length === 0 || argv[0] === '')
+    throw sandboxdError('InvalidArgument', 'command is required');
+  let cwd = deps.root;
+  if (config?.cwd !== undefined) {
+    try {
+      cwd = await sanitizePath(deps.root, config.cwd);
+    } catch (err: unknown) {
+      if (err instanceof SandboxdError && err.code === 'PathEscapes')
+        throw sandboxdError('PermissionDenied', `cwd: ${err.message}`, err);
+      throw sandboxdError('Internal', `cwd: ${String(err)}`, err);
+    }
+  }
+  return { argv, cwd, env: childEnv(deps.env, config?.env_vars) };
+}
+
+/** Wraps a unary handler in the error boundary. */
+export function unary<Req, Res>(fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
+    fn(call.request, call).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(toServiceError(err)),
+    );
+  };
+}
+
+/** Streams a process's events to `call` from the given offsets until it exits. */
+export function streamProcess(
+  p: ManagedProcess,
+  call: ServerWritableStream<unknown, unknown>,
+  offsets: { stdout: number; stderr: number },
+): () => void {
+  const send = (e: OutputEvent) => {
+    if (e.kind === 'exit') {
+      call.write({ exit: { exit_code: e.exitCode } });
+      call.end();
+    } else call.write({ [e.kind]: e.data });
+  };
+  const replayOut = p.stdout.from(offsets.stdout);
+  const replayErr = p.stderr.from(offsets.stderr);
+  if (replayOut.length > 0) call.write({ stdout: replayOut });
+  if (replayErr.length > 0) call.write({ stderr: replayErr });
+  if (!p.running) {
+    send({ kind: 'exit', exitCode: p.exitCode ?? -1 });
+    return () => undefined;
+  }
+  return p.follow(send);
+}
+
+export function processService(deps: ProcessServiceDeps): UntypedServiceImplementation {
+  const start = async (call: ServerWritableStream<StartRequest, unknown>) => {
+    const req = call.request;
+    const cmd = await commandOf(deps, req.config);
+    const slot = deps.limiter.acquire();
+    if (!slot) throw sandboxdError('ResourceExhausted', deps.limiter.refusal());
+    let p: ManagedProcess;
+    try {
+      p = await ManagedProcess.start(deps.table.allocateId(), {
+        ...cmd,
+        ...(req.pty ? { pty: { cols: req.pty.cols, rows: req.pty.rows } } : {}),
+        ptyCommand: deps.ptyCommand,
+        sttyCommand: deps.sttyCommand,
+        retainBytes: deps.retainBytes,
+        chunkSize: deps.chunkSize,
+      });
+    } catch (err: unknown) {
+      slot.release();
+      throw err;
+    }
+    p.follow((e) => e.kind === 'exit' && slot.release());
+    deps.table.add(p);
+    const detached = call.metadata
+      .get(DETACH_METADATA)
+      .some((v) => String(v).toLowerCase() === 'true');
+    if (call.cancelled) {
+      if (!detached) await p.signal('SIGKILL');
+      return;
+    }
+    call.write({ init: { process_id: p.id } });
+    const stop = streamProcess(p, call as ServerWritableStream<unknown, unknown>, {
+      stdout: 0,
+      stderr: 0,
+    });
+    call.on('cancelled', () => {
+      stop();
+      if (!detached) void p.signal('SIGKILL');
+    });
+  };
+
+  return {
+    Start: (call: ServerWritableStream<StartRequest, unknown>) => {
+      start(call).catch((err: unknown) => call.emit('error', toServiceError(err)));
+    },
+    Execute: unary(async (req: ExecuteRequest, call) => {
+      const cmd = await commandOf(deps, req.config);
+      const slot = deps.limiter.acquire();
+      if (!slot) throw sandboxdError('ResourceExhausted', deps.limiter.refusal());
+      const abort = new AbortController();
+      call.on('cancelled', () => abort.abort());
+      try {
+        const r = await runToCompletion({
+          ...cmd,
+          signal: abort.signal,
+          maxOutputBytes: 512 * 1024 * 1024,
+        });
+        return {
+          exit_code: r.signal === undefined ? r.exitCode : -1,
+          stdout: r.stdout,
+          stderr: r.stderr,
+        };
+      } finally {
+        slot.release();
+      }
+    }),
+    WriteStdin: unary(async (req: WriteStdinRequest) => {
+      await deps.table.getLive(req.process_id).writeStdin(req.input, req.eof !== undefined);
+      return {};
+    }),
+    SendSignal: unary(async (req: SendSignalRequest) => {
+      const p = deps.table.any(req.process_id);
+      const sig = SIGNALS[req.signal];
+      if (!sig) throw sandboxdError('InvalidArgument', 'unsupported or unspecified signal');
+      await p.signal(sig);
+      return {};
+    }),
+    ResizeTTY: unary(async (req: ResizeTTYRequest) => {
+      await deps.table.any(req.process_id).resize(req.cols, req.rows);
+      return {};
+    }),
+  };
+}
