@@ -3,3 +3,13 @@ export { startSandboxd, type SandboxdHandle } from './daemon.ts';
 export type { SandboxdOptions } from './options.ts';
 export { SandboxdError, InvalidOptionError, type SandboxdErrorCode } from './errors.ts';
 export { sanitizePath, resolveRoot } from './paths.ts';
+export {
+  sandboxdLaunch,
+  describeHostBinary,
+  parseLdd,
+  type SandboxdLaunch,
+  type HostMount,
+  type HostBinary,
+  type LaunchOptions,
+} from './launch.ts';
+export { bundleSandboxd } from './bundle.ts';

@@ -1,0 +1,30 @@
+// Builds the daemon into one self-contained ESM file (no node_modules needed), which the node
+// agent mounts read-only into every Pod. esbuild is a build-time tool: imported lazily.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const SANDBOXD_ENTRY = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+/** Writes the bundle to `outFile`; resolves with its size in bytes. */
+export async function bundleSandboxd(outFile: string): Promise<number> {
+  const { build } = await import('esbuild');
+  await mkdir(path.dirname(outFile), { recursive: true });
+  const result = await build({
+    entryPoints: [SANDBOXD_ENTRY],
+    outfile: outFile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    minify: true,
+    metafile: true,
+    legalComments: 'none',
+    // CommonJS dependencies (grpc-js, busboy) call require(); give the ESM bundle one.
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
+    logLevel: 'error',
+  });
+  return Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+}
