@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Builds dist/agent-sandbox.js, one ESM file holding the CLI and every @agent-sandbox/* package it
-// imports, so `npx agent-sandbox` and `npm start` skip tsx's compile at load (ADR 0013). Run by
-// the root `prepare` script on `npm install`, or by hand: `npm run build`.
+// Builds dist/agent-sandbox.js, the ESM entry of the CLI, with every @agent-sandbox/* package it
+// imports in it or in dist/chunks/, so `npx agent-sandbox` and `npm start` skip tsx's compile at
+// load (ADR 0013). Code splitting keeps each verb's implementation in its own chunks, loaded by
+// the verb's dynamic import: `validate` and `--help` never parse the API server, SQLite or the
+// controller runtime. Run by the root `prepare` script on `npm install`, or by hand:
+// `npm run build`.
 //
 // Third-party packages stay external (loaded from node_modules as usual: better-sqlite3's native
 // addon, pino's worker transports). dist/agent-sandbox.manifest.json lists every source file the
@@ -9,7 +12,15 @@
 // only while all of them are unchanged and runs the sources through tsx otherwise.
 //
 // Plain JavaScript on purpose: it runs before anything is compiled.
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +30,9 @@ const ROOT = resolve(CLI, '../..');
 const DIST = join(CLI, 'dist');
 export const BUNDLE = join(DIST, 'agent-sandbox.js');
 export const MANIFEST = join(DIST, 'agent-sandbox.manifest.json');
+const CHUNKS = join(DIST, 'chunks');
+/** Old chunks stay this long, for processes still running the previous bundle. */
+const OLD_CHUNK_GRACE_MS = 60 * 60 * 1000;
 
 /**
  * Packages loaded from node_modules at run time rather than bundled: native addons, and packages
@@ -48,6 +62,21 @@ const externalPackages = {
     build.onResolve({ filter: /^[^./]/ }, (args) =>
       EXTERNAL.has(packageName(args.path)) ? { path: args.path, external: true } : undefined,
     );
+  },
+};
+
+/**
+ * CommonJS packages the sources load with a dynamic import(), resolved to their ES build: in a
+ * split bundle esbuild hands a dynamically imported CommonJS chunk back as `{ default }` only, so
+ * `(await import('@peculiar/x509')).X509CertificateGenerator` would be undefined.
+ */
+const ES_BUILDS = { '@peculiar/x509': 'build/x509.es.js' };
+const esBuilds = {
+  name: 'es-builds',
+  setup(build) {
+    build.onResolve({ filter: /^@peculiar\/x509$/ }, (args) => ({
+      path: join(ROOT, 'node_modules', args.path, ES_BUILDS[args.path]),
+    }));
   },
 };
 
@@ -87,11 +116,14 @@ export async function bundle({ log = (line) => process.stderr.write(`${line}\n`)
   const started = performance.now();
   for (let attempt = 1; ; attempt++) {
     const buildStart = Date.now();
-    const tmp = `${BUNDLE}.${process.pid}.tmp`;
+    const tmp = join(DIST, `.build-${process.pid}`);
+    rmSync(tmp, { recursive: true, force: true });
     const result = await esbuild.build({
       absWorkingDir: ROOT,
-      entryPoints: [join(CLI, 'src/main.ts')],
-      outfile: tmp,
+      entryPoints: { 'agent-sandbox': join(CLI, 'src/main.ts') },
+      outdir: tmp,
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -102,7 +134,7 @@ export async function bundle({ log = (line) => process.stderr.write(`${line}\n`)
       banner: {
         js: "import { createRequire as __agentSandboxRequire } from 'node:module'; const require = __agentSandboxRequire(import.meta.url);",
       },
-      plugins: [externalPackages, ownImportMeta],
+      plugins: [externalPackages, esBuilds, ownImportMeta],
     });
     // The package.json files decide how workspace imports resolve, so they count as inputs too.
     const inputs = new Set(Object.keys(result.metafile.inputs).map((p) => resolve(ROOT, p)));
@@ -114,24 +146,46 @@ export async function bundle({ log = (line) => process.stderr.write(`${line}\n`)
     const stamps = Object.fromEntries([...inputs].sort().map((p) => [p, stamp(p)]));
     // A file saved while esbuild read the tree may be in the bundle half-old: build again.
     const edited = Object.entries(stamps).find(([, s]) => s.mtimeMs >= buildStart);
-    if (edited && attempt < 3) continue;
+    if (edited && attempt < 3) {
+      rmSync(tmp, { recursive: true, force: true });
+      continue;
+    }
+    const chunks = readdirSync(join(tmp, 'chunks'), { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort();
     const manifest = {
       bundle: 'agent-sandbox.js',
       builtAt: new Date().toISOString(),
       node: process.version,
       esbuild: esbuild.version,
+      chunks,
       inputs: stamps,
     };
-    // Bundle first, manifest last, each by rename: a reader sees the old pair or the new one,
-    // and a bundle without its manifest is never used.
-    renameSync(tmp, BUNDLE);
+    // Chunks first (content-hashed names: new ones never replace old ones), then the entry, then
+    // the manifest, each by rename: a reader sees the old pair or the new one, and a bundle
+    // without its manifest is never used.
+    mkdirSync(CHUNKS, { recursive: true });
+    for (const chunk of chunks) renameSync(join(tmp, 'chunks', chunk), join(CHUNKS, chunk));
+    renameSync(join(tmp, 'agent-sandbox.js'), BUNDLE);
+    rmSync(tmp, { recursive: true, force: true });
     const manifestTmp = `${MANIFEST}.${process.pid}.tmp`;
     writeFileSync(manifestTmp, `${JSON.stringify(manifest, null, 1)}\n`);
     renameSync(manifestTmp, MANIFEST);
+    removeOldChunks(new Set(chunks));
     log(
       `agent-sandbox bundle: ${BUNDLE} from ${inputs.size} files in ${Math.round(performance.now() - started)} ms`,
     );
     return manifest;
+  }
+}
+
+/** Deletes chunks of earlier builds once no process can still be loading them. */
+function removeOldChunks(keep) {
+  for (const name of readdirSync(CHUNKS)) {
+    if (keep.has(name)) continue;
+    const path = join(CHUNKS, name);
+    if (Date.now() - statSync(path).mtimeMs > OLD_CHUNK_GRACE_MS) rmSync(path, { force: true });
   }
 }
 

@@ -1,2 +1,2 @@
 export { main } from './main.ts';
-export type { CommandIO } from './io.ts';
+export type { CommandIO, StopSignal, Terminal } from './io.ts';

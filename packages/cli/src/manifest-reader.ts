@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { CliError } from './errors.ts';
 
 export interface ManifestDocument {
   /** Where it came from: `file.yaml#2` (1-based document index). */
@@ -15,8 +16,11 @@ export interface ManifestDocument {
 
 const MANIFEST_EXTENSIONS = /\.(ya?ml|json)$/i;
 
-export class ManifestReadError extends Error {
-  readonly code = 'ManifestReadError';
+/** A path that cannot be read (code `InvalidInput`, exit 1). */
+export class ManifestReadError extends CliError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('InvalidInput', message, options);
+  }
 }
 
 /** Files named by one `-f` argument, in a stable order. */

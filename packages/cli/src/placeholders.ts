@@ -2,11 +2,16 @@
 // envsubst replaces them in upstream's examples (`image: ${IMAGE}`), and a whole value `<NAME>`
 // (`image: <IMAGE>`). `validate --set NAME=VALUE` fills both before validation, and any left are
 // reported, so a template is never mistaken for a finished manifest.
+import { CliError } from './errors.ts';
+
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const WHOLE_VALUE_PLACEHOLDER = /^<([A-Z][A-Z0-9_]*)>$/;
 
-export class PlaceholderError extends Error {
-  readonly code = 'PlaceholderError';
+/** A malformed --set (code `InvalidInput`, exit 1). */
+export class PlaceholderError extends CliError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('InvalidInput', message, options);
+  }
 }
 
 /** Parses `NAME=VALUE` pairs from --set flags. */

@@ -7,7 +7,8 @@ export type ControllersErrorCode =
   | 'NotAdoptable'
   | 'ServiceNotHeadless'
   | 'ReconcileFailed'
-  | 'ClaimFailed';
+  | 'ClaimFailed'
+  | 'InvalidOptions';
 
 export class ControllersError extends Error {
   readonly code: ControllersErrorCode;

@@ -221,3 +221,17 @@ export {
   sandboxClaimController,
   type SandboxClaimControllerOptions,
 } from './sandbox-claim/sandbox-claim-controller.ts';
+export {
+  LEADER_ELECTION_ID,
+  runControllerManager,
+  type ControllerManagerOptions,
+  type ManagerCompanion,
+} from './manager/controller-manager.ts';
+export {
+  CONTROLLERS,
+  CONTROLLER_NAMES,
+  isControllerName,
+  type ControllerContext,
+  type ControllerEntry,
+  type ControllerName,
+} from './manager/controller-registry.ts';

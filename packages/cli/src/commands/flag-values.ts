@@ -103,33 +103,10 @@ export function positiveDuration(text: string): number {
   return ms;
 }
 
-export function port(text: string): number {
-  const n = parseInt10(text);
-  if (n < 0 || n > 65535) throw new Error(`must be a port from 0 to 65535, got ${n}`);
-  return n;
-}
+/** A port number (0 picks a free one): the CLI's one port parser. */
+export { parsePortNumber as port } from '../flags/port.ts';
 
 export function nonEmpty(text: string): string {
   if (text === '') throw new Error('must not be empty');
   return text;
 }
-
-export function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j] as number;
-      row[j] = Math.min(
-        (row[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      prev = tmp;
-    }
-  }
-  return row[b.length] as number;
-}
-
-/** The --help text: every flag with its default. */

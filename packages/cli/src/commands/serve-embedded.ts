@@ -1,0 +1,87 @@
+// Runs @agent-sandbox/local's embedded mode in the foreground for `start` and `apiserver`: reports
+// what happens on the way up, prints the serving line and the kubeconfig path, waits for the stop
+// signal (or a component failing), stops everything and prints `stopped`.
+import {
+  LocalError,
+  startEmbedded,
+  type ApiServerEvent,
+  type EmbeddedOptions,
+} from '@agent-sandbox/local';
+import { performance } from 'node:perf_hooks';
+import { failureOf } from '../errors.ts';
+import { withStreams, type CommandIO } from '../io.ts';
+
+export interface ServeRunOptions {
+  /** Stops the mode when aborted. @default the IO's stop signal (SIGINT/SIGTERM) */
+  signal?: AbortSignal;
+}
+
+/** Serves until the signal aborts; returns 0, or throws a CliError for what a user can fix. */
+export async function serveEmbedded(
+  options: EmbeddedOptions,
+  io: CommandIO,
+  run: ServeRunOptions = {},
+): Promise<number> {
+  const startedAt = performance.now();
+  const stop = run.signal
+    ? { signal: run.signal, dispose: () => undefined }
+    : withStreams(io).stopSignal();
+  try {
+    const handle = await startEmbedded({
+      ...options,
+      apiServer: { ...options.apiServer, onEvent: (event) => report(event, io) },
+    });
+    const { url, dataDir, kubeconfigPath } = handle.apiServer;
+    io.stdout(
+      `serving ${url} (data dir ${dataDir}; ready in ${Math.round(performance.now() - startedAt)} ms, ${Math.round(performance.now())} ms after process start)\n` +
+        `kubeconfig: ${kubeconfigPath}\n`,
+    );
+    const failure = await untilStopped(handle.done, stop.signal);
+    await handle.stop();
+    io.stdout('stopped\n');
+    if (failure !== undefined) throw failure;
+    return 0;
+  } catch (err: unknown) {
+    throw failureOf(err, { complete: [LocalError] }) ?? err;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** Waits for the signal or for `done` to settle; returns the failure `done` rejected with. */
+function untilStopped(done: Promise<void>, signal: AbortSignal): Promise<unknown> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(undefined);
+    const onAbort = (): void => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    done.then(
+      () => resolve(undefined),
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(err);
+      },
+    );
+  });
+}
+
+function report(event: ApiServerEvent, io: CommandIO): void {
+  switch (event.type) {
+    case 'file-written':
+      io.stderr(`wrote ${event.path}\n`);
+      return;
+    case 'port-taken':
+      io.stderr(`port ${event.port} is in use; picking a free port (pass --port to choose)\n`);
+      return;
+    case 'request-failed':
+      // One JSON line on stderr for each request that failed on the server's side.
+      io.stderr(
+        `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'request failed', ...event.failure })}\n`,
+      );
+      return;
+    case 'compaction-failed':
+      io.stderr(
+        `compaction failed: ${event.error instanceof Error ? event.error.message : String(event.error)}\n`,
+      );
+      return;
+  }
+}

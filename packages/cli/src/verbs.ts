@@ -1,0 +1,15 @@
+// Every verb of `agent-sandbox`, in --help order. Adding one: a file in verbs/ and a line here.
+import type { Verb } from './verb.ts';
+import { apiserverVerb } from './verbs/apiserver.ts';
+import { controllerVerb } from './verbs/controller.ts';
+import { manifestsVerb } from './verbs/manifests.ts';
+import { startVerb } from './verbs/start.ts';
+import { validateVerb } from './verbs/validate.ts';
+
+export const VERBS: readonly Verb[] = [
+  validateVerb,
+  manifestsVerb,
+  startVerb,
+  apiserverVerb,
+  controllerVerb,
+];

@@ -1,0 +1,56 @@
+// What the embedded mode is made of: the API server first, then components that run against it
+// (the controller manager today; the node agent and the router next), each started with what
+// the API server provides and stopped in reverse order.
+import type { KubeConfig } from '@agent-sandbox/kube';
+
+/** What every component gets: where the embedded API server is. */
+export interface ComponentContext {
+  apiServer: {
+    url: string;
+    /** In-memory credentials for an in-process client. */
+    kubeConfig: KubeConfig;
+    /** The same credentials on disk, for child processes. */
+    kubeconfigPath: string;
+  };
+}
+
+/**
+ * One part of the embedded mode. start() resolves once the component runs (it may keep working
+ * in the background); a rejection stops the whole mode before it serves.
+ */
+export interface Component {
+  /** kebab-case, used in errors (`controller-manager`, `kubelet`, `router`). */
+  readonly name: string;
+  start(ctx: ComponentContext): Promise<RunningComponent>;
+}
+
+export interface RunningComponent {
+  /**
+   * Settles when the component ends on its own: resolves after stop(), rejects when it fails
+   * while running (the composition then stops everything else).
+   */
+  readonly done: Promise<void>;
+  /** Stops it and waits until it has stopped; never rejects. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** A component around a long-running `run(signal)` call (the controller manager's shape). */
+export function signalComponent(
+  name: string,
+  run: (ctx: ComponentContext, signal: AbortSignal) => Promise<void>,
+): Component {
+  return {
+    name,
+    start(ctx) {
+      const abort = new AbortController();
+      const done = run(ctx, abort.signal);
+      return Promise.resolve({
+        done,
+        stop: async () => {
+          abort.abort();
+          await done.catch(() => undefined);
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// The composition root of the embedded single-machine mode (ADR 0019): typed options in, the
+// embedded API server plus the selected components out, as one handle to wait on and stop.
+// `agent-sandbox start` parses its flags and calls startEmbedded(); `agent-sandbox apiserver` is
+// the same call with no components. Adding a part (the node agent, the router) is one optional
+// field in EmbeddedOptions and one line in components().
+import { runControllerManager, type ControllerManagerOptions } from '@agent-sandbox/controllers';
+import {
+  startEmbeddedApiServer,
+  type EmbeddedApiServer,
+  type EmbeddedApiServerOptions,
+} from './api-server.ts';
+import { signalComponent, type Component, type RunningComponent } from './component.ts';
+import { LocalError } from './errors.ts';
+
+/** The controller manager's options; the embedded mode supplies the kubeconfig. */
+export type EmbeddedControllerManagerOptions = Omit<ControllerManagerOptions, 'kubeConfig'>;
+
+export interface EmbeddedOptions {
+  apiServer: EmbeddedApiServerOptions;
+  /** Absent: no controller manager (the API server alone). */
+  controllerManager?: EmbeddedControllerManagerOptions;
+  // Next: `kubelet?: KubeletOptions` (the node agent) and `router?: RouterOptions`, each one
+  // entry in components() below.
+}
+
+export interface EmbeddedHandle {
+  apiServer: Pick<EmbeddedApiServer, 'url' | 'dataDir' | 'kubeconfigPath' | 'kubeConfig'>;
+  /** Names of the running components, in start order. */
+  components: readonly string[];
+  /**
+   * Settles when a component ends on its own: rejects with LocalError (`ComponentFailed`, the
+   * component's error as cause) when one fails. Never settles while everything runs.
+   */
+  done: Promise<void>;
+  /** Stops the components (newest first), then the API server. Idempotent; never rejects. */
+  stop(): Promise<void>;
+}
+
+/** The components the options ask for, in start order. */
+export function components(options: EmbeddedOptions): Component[] {
+  const out: Component[] = [];
+  const cm = options.controllerManager;
+  if (cm)
+    out.push(
+      signalComponent('controller-manager', (ctx, signal) =>
+        runControllerManager({ ...cm, kubeConfig: ctx.apiServer.kubeConfig }, signal),
+      ),
+    );
+  return out;
+}
+
+/**
+ * Starts the API server, then each component; resolves once all run. Rejects with LocalError
+ * (after undoing what started) when the API server or a component cannot start.
+ */
+export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedHandle> {
+  const apiServer = await startEmbeddedApiServer(options.apiServer);
+  const ctx = {
+    apiServer: {
+      url: apiServer.url,
+      kubeConfig: apiServer.kubeConfig,
+      kubeconfigPath: apiServer.kubeconfigPath,
+    },
+  };
+  const running: { name: string; component: RunningComponent }[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      for (let r = running.pop(); r; r = running.pop()) await r.component.stop();
+      await apiServer.stop();
+    })());
+  for (const component of components(options)) {
+    try {
+      running.push({ name: component.name, component: await component.start(ctx) });
+    } catch (err: unknown) {
+      await stop();
+      throw componentFailed(component.name, err);
+    }
+  }
+  const names = running.map((r) => r.name);
+  const done = Promise.race(
+    running.map(({ name, component }) =>
+      component.done.catch((err: unknown) => {
+        throw componentFailed(name, err);
+      }),
+    ),
+  );
+  // The caller may never wait on done (it stops first); a failure is still its to see via done.
+  done.catch(() => undefined);
+  return {
+    apiServer: {
+      url: apiServer.url,
+      dataDir: apiServer.dataDir,
+      kubeconfigPath: apiServer.kubeconfigPath,
+      kubeConfig: apiServer.kubeConfig,
+    },
+    components: names,
+    done: running.length === 0 ? new Promise<void>(() => undefined) : done,
+    stop,
+  };
+}
+
+function componentFailed(name: string, err: unknown): LocalError {
+  if (err instanceof LocalError) return err;
+  const why = err instanceof Error ? err.message : String(err);
+  return new LocalError('ComponentFailed', `${name}: ${why}`, { cause: err });
+}

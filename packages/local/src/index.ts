@@ -1,0 +1,24 @@
+// @agent-sandbox/local: the single-machine composition root (ADR 0019). startEmbedded() runs the
+// embedded API server and the components the options select in one process.
+export {
+  DEFAULT_PORT,
+  dataDirPaths,
+  startEmbeddedApiServer,
+  type ApiServerEvent,
+  type EmbeddedApiServer,
+  type EmbeddedApiServerOptions,
+} from './api-server.ts';
+export {
+  signalComponent,
+  type Component,
+  type ComponentContext,
+  type RunningComponent,
+} from './component.ts';
+export {
+  components,
+  startEmbedded,
+  type EmbeddedControllerManagerOptions,
+  type EmbeddedHandle,
+  type EmbeddedOptions,
+} from './embedded.ts';
+export { LocalError, type LocalErrorCode } from './errors.ts';
