@@ -59,24 +59,16 @@ const packageName = (spec) =>
 const externalPackages = {
   name: 'external-packages',
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) =>
-      EXTERNAL.has(packageName(args.path)) ? { path: args.path, external: true } : undefined,
-    );
-  },
-};
-
-/**
- * CommonJS packages the sources load with a dynamic import(), resolved to their ES build: in a
- * split bundle esbuild hands a dynamically imported CommonJS chunk back as `{ default }` only, so
- * `(await import('@peculiar/x509')).X509CertificateGenerator` would be undefined.
- */
-const ES_BUILDS = { '@peculiar/x509': 'build/x509.es.js' };
-const esBuilds = {
-  name: 'es-builds',
-  setup(build) {
-    build.onResolve({ filter: /^@peculiar\/x509$/ }, (args) => ({
-      path: join(ROOT, 'node_modules', args.path, ES_BUILDS[args.path]),
-    }));
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = packageName(args.path);
+      if (EXTERNAL.has(name)) return { path: args.path, external: true };
+      // A third-party package the sources load with import() (certificates, tracing) stays
+      // external too: in a split bundle esbuild hands a dynamically imported CommonJS module
+      // back as `{ default }` only, where Node's own loader gives its named exports.
+      if (args.kind === 'dynamic-import' && !name.startsWith('@agent-sandbox/'))
+        return { path: args.path, external: true };
+      return undefined;
+    });
   },
 };
 
@@ -134,7 +126,7 @@ export async function bundle({ log = (line) => process.stderr.write(`${line}\n`)
       banner: {
         js: "import { createRequire as __agentSandboxRequire } from 'node:module'; const require = __agentSandboxRequire(import.meta.url);",
       },
-      plugins: [externalPackages, esBuilds, ownImportMeta],
+      plugins: [externalPackages, ownImportMeta],
     });
     // The package.json files decide how workspace imports resolve, so they count as inputs too.
     const inputs = new Set(Object.keys(result.metafile.inputs).map((p) => resolve(ROOT, p)));
