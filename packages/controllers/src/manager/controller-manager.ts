@@ -117,14 +117,20 @@ export async function runControllerManager(
         : {}),
     });
     // The Sandbox gauges read an informer cache; webhook-only starts no informer at all.
+    let agentSandboxMetrics: AgentSandboxMetrics | undefined;
     if (!webhookOnly) {
       const sandboxes = manager.getInformer<KubeObject & SandboxForMetrics>(SANDBOXES);
-      new AgentSandboxMetrics(registry, {
+      agentSandboxMetrics = new AgentSandboxMetrics(registry, {
         listSandboxes: () => sandboxes.cache.list(),
         buildInfo: { gitVersion: options.version ?? 'unknown' },
       });
     } else logger.info('--controllers=none: no reconcilers, serving the conversion webhook only');
-    const ctx: ControllerContext = { client, manager, options };
+    const ctx: ControllerContext = {
+      client,
+      manager,
+      options,
+      ...(agentSandboxMetrics ? { metrics: agentSandboxMetrics } : {}),
+    };
     for (const name of options.controllers) {
       const create = CONTROLLERS[name].create;
       if (!create) continue;

@@ -4,6 +4,7 @@
 // refuses to select it instead of running without it.
 import type { KubeClient } from '@agent-sandbox/kube';
 import type { Controller, Manager } from '@agent-sandbox/runtime';
+import type { AgentSandboxMetrics } from '../metrics.ts';
 import { sandboxController } from '../sandbox/sandbox-controller.ts';
 import { sandboxClaimController } from '../sandbox-claim/sandbox-claim-controller.ts';
 import { sandboxTemplateController } from '../sandbox-template/sandbox-template-controller.ts';
@@ -15,6 +16,8 @@ export interface ControllerContext {
   client: KubeClient;
   manager: Manager;
   options: ControllerManagerOptions;
+  /** The agent_sandbox_* metrics (absent only in the webhook-only mode, which runs no controller). */
+  metrics?: AgentSandboxMetrics;
 }
 
 export interface ControllerEntry {
