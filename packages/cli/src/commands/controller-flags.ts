@@ -1,5 +1,5 @@
 // The `controller` command's flags: upstream's names, defaults and validation (spec §18.1), parsed
-// with Go's flag-package rules by flags/go-flags.ts (ADR 0017). Pure: argv in, typed values plus
+// with Go's flag-package rules by flags/go-flags.ts (ADR 0018). Pure: argv in, typed values plus
 // warnings out, or a FlagError naming the flag and the fix. controllerManagerOptions() turns the
 // values into the typed options of @agent-sandbox/controllers' runControllerManager.
 import { isIP } from 'node:net';

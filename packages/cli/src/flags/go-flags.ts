@@ -1,4 +1,4 @@
-// A parser for Go flag-package command lines (ADR 0017): `--name value`, `--name=value`, one or
+// A parser for Go flag-package command lines (ADR 0018): `--name value`, `--name=value`, one or
 // two dashes, booleans as `--name` or `--name=false` (a bare boolean never takes the next
 // argument), no positional arguments. Upstream's controller is a Go binary, so its flags keep
 // Go's rules here; commander parses every other verb. A table of typed FlagSpecs gives typed
