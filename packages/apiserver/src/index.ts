@@ -3,6 +3,11 @@
 // (CA, serving certificate, bearer token, kubeconfig; ADR 0007).
 export { ApiServer, type ApiServerOptions } from './server.ts';
 export type { PodStreams, PodStreamSubresource } from './http/verbs/pod-streams.ts';
+export {
+  NodeStreamProxy,
+  type NodeStreamEndpoint,
+  type NodeStreamProxyOptions,
+} from './http/pod-stream-proxy.ts';
 export type { Converter } from './resource-store.ts';
 export { listen, type ListenOptions, type ListeningServer } from './node-server.ts';
 export { ApiServerError } from './errors.ts';

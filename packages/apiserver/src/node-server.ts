@@ -15,6 +15,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Readable, type Duplex } from 'node:stream';
 import type { Status } from '@agent-sandbox/kube-types';
 import { requestFailure, statusFor, type RequestFailureLog } from './http/error-boundary.ts';
+import { upgradeTakeover, writeRawResponse } from './http/upgrade.ts';
 import type { ApiServer } from './server.ts';
 
 export interface ListenOptions {
@@ -38,7 +39,7 @@ export interface ListeningServer {
 /** Methods fetch's Request refuses to carry; the server sees them as ApiServer.handle's `method`. */
 const FORBIDDEN_FETCH_METHODS = /^(CONNECT|TRACE|TRACK)$/i;
 
-function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request {
+function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal, upgrade = false): Request {
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
     if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
@@ -47,7 +48,8 @@ function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request
   const method = req.method ?? 'GET';
   if (FORBIDDEN_FETCH_METHODS.test(method)) return new Request(url, { headers, signal });
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-  if (method !== 'GET' && method !== 'HEAD') {
+  // After an upgrade request's head the socket carries the new protocol, not a body.
+  if (!upgrade && method !== 'GET' && method !== 'HEAD') {
     init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
     init.duplex = 'half';
   }
@@ -194,6 +196,34 @@ function connectListener(
 }
 
 /**
+ * exec, attach and portforward upgrade the connection (WebSocket or SPDY): the handler either
+ * takes the socket over (http/upgrade.ts) or answers in plain HTTP, e.g. with an error Status.
+ */
+function upgradeListener(
+  server: ApiServer,
+  where: { host: string; scheme: string },
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  return (req, socket, head) => {
+    socket.on('error', () => undefined);
+    const abort = new AbortController();
+    socket.once('close', () => abort.abort());
+    const url = requestUrl(req, where.host, where.scheme);
+    const method = req.method ?? 'GET';
+    const answer =
+      url instanceof Response
+        ? Promise.resolve(url)
+        : server.handle(toRequest(req, url, abort.signal, true), abort.signal, method);
+    answer
+      .then(async (response) => {
+        const takeover = upgradeTakeover(response);
+        if (takeover) takeover(socket, head);
+        else await writeRawResponse(socket, response);
+      })
+      .catch(() => socket.destroy());
+  };
+}
+
+/**
  * Serves `server` on a socket. Resolves once listening; rejects with the socket error (e.g.
  * `EADDRINUSE`) when the port cannot be bound. `listen(server, port, host)` is the plain-HTTP
  * shorthand kept for tests.
@@ -216,6 +246,7 @@ export function listen(
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
     : createServer(onRequest);
   http.on('connect', connectListener(onRequest));
+  http.on('upgrade', upgradeListener(server, where));
   return new Promise((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, host, () => {

@@ -13,7 +13,11 @@ export type KubeletErrorCode =
   | 'Runtime'
   | 'Network'
   | 'NotFound'
-  | 'NotRunning';
+  | 'NotRunning'
+  /** A streaming request without the node's credentials. */
+  | 'Unauthorized'
+  /** A streaming request the node understands but does not serve (e.g. SPDY exec). */
+  | 'Forbidden';
 
 export class KubeletError extends Error {
   readonly code: KubeletErrorCode;

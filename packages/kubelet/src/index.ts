@@ -34,3 +34,20 @@ export {
   type RegistryCredentials,
 } from './images/registry-client.ts';
 export { ImageService } from './images/image-service.ts';
+export type {
+  ContainerLog,
+  ContainerTarget,
+  PodTarget,
+  ProcessExit,
+  StreamingBackend,
+  StreamProcess,
+  StreamSelection,
+  TerminalSize,
+} from './streaming/backend.ts';
+export { CriLogWriter, type LogStream } from './streaming/cri-log.ts';
+export { podContainersBackend } from './streaming/pod-containers-backend.ts';
+export {
+  startStreamingServer,
+  type StreamingServerHandle,
+  type StreamingServerOptions,
+} from './streaming/streaming-server.ts';

@@ -1,4 +1,5 @@
-// @agent-sandbox/kubelet/testing: helpers for tests that run real images and containers.
+// @agent-sandbox/kubelet/testing: helpers for tests that run real images and containers, and
+// host processes standing in for containers (streaming protocol tests).
 export { buildTestImage, hasBusybox, BUSYBOX, type TestImage } from './test-image.ts';
 export {
   startTestRegistry,
@@ -6,3 +7,4 @@ export {
   REGISTRY_BINARY,
   type TestRegistry,
 } from './test-registry.ts';
+export { HostPodContainers, type HostPodContainersOptions } from './host-pod-containers.ts';
