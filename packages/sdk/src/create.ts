@@ -1,0 +1,202 @@
+// Sandbox.create's control-plane half: validate, write a SandboxClaim (warmPool, template) or a
+// Sandbox (image), wait until it is Ready, and delete what was written if that fails.
+import { isAlreadyExists } from '@agent-sandbox/kube';
+import { randomBytes } from 'node:crypto';
+import type { Connection } from './connection.ts';
+import type { CreateSpec } from './options.ts';
+import {
+  AlreadyExistsError,
+  ClaimFailedError,
+  InvalidArgumentError,
+  PermissionDeniedError,
+  TemplateNotFoundError,
+  WarmPoolNotFoundError,
+  fromKubeError,
+} from './errors.ts';
+import { TERMINAL_CLAIM_REASONS, conditionOf } from './info.ts';
+import {
+  desiredClaim,
+  desiredImageSandbox,
+  shadowPool,
+  shadowPoolName,
+  type ObjectInput,
+} from './objects.ts';
+import {
+  SANDBOXES,
+  SANDBOX_CLAIMS,
+  SANDBOX_WARM_POOLS,
+  type ClaimObject,
+  type SandboxObject,
+} from './resources.ts';
+import { traceContextAnnotation } from './tracing.ts';
+import {
+  checkAnnotations,
+  checkDnsLabel,
+  checkDnsSubdomain,
+  checkEnv,
+  checkLabels,
+  checkTimeoutMs,
+} from './validation.ts';
+import { waitFor } from './wait.ts';
+
+export interface Created {
+  claimName: string | undefined;
+  sandboxName: string;
+}
+
+const DEFAULT_READY_TIMEOUT_MS = 180_000;
+
+/** Validates the spec; returns the source kind. Throws InvalidArgumentError naming the field. */
+export function checkCreateSpec(spec: CreateSpec): 'warmPool' | 'template' | 'image' {
+  const given = (['warmPool', 'template', 'image'] as const).filter((k) => spec[k] !== undefined);
+  if (given.length !== 1)
+    throw new InvalidArgumentError(
+      given.length === 0
+        ? 'Sandbox.create needs one of warmPool, template or image'
+        : `Sandbox.create takes one of warmPool, template or image, not ${given.join(' and ')}`,
+    );
+  const kind = given[0] as 'warmPool' | 'template' | 'image';
+  const value = spec[kind] ?? '';
+  if (kind === 'image') {
+    if (value.trim() === '' || /\s/.test(value))
+      throw new InvalidArgumentError(
+        `image "${value}" must be an image reference such as python:3.12`,
+      );
+  } else checkDnsSubdomain(kind, value);
+  if (spec.name !== undefined) checkDnsLabel('name', spec.name);
+  if (spec.timeoutMs !== undefined) checkTimeoutMs('timeoutMs', spec.timeoutMs);
+  if (spec.readyTimeoutMs !== undefined) checkTimeoutMs('readyTimeoutMs', spec.readyTimeoutMs);
+  if (spec.env) checkEnv('env', spec.env);
+  if (spec.labels) checkLabels('labels', spec.labels);
+  if (spec.metadata) checkAnnotations('metadata', spec.metadata);
+  return kind;
+}
+
+export async function createSandbox(conn: Connection, spec: CreateSpec): Promise<Created> {
+  const kind = checkCreateSpec(spec);
+  const now = new Date();
+  const input: ObjectInput = {
+    name: spec.name ?? `sandbox-${randomBytes(4).toString('hex')}`,
+    namespace: conn.namespace,
+    labels: spec.labels ?? {},
+    metadata: spec.metadata ?? {},
+    env: spec.env ?? {},
+    shutdownAt: spec.timeoutMs === undefined ? undefined : new Date(now.getTime() + spec.timeoutMs),
+    now,
+    traceContext: traceContextAnnotation(),
+  };
+  const wait = {
+    timeoutMs: spec.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+    signal: spec.signal,
+  };
+  if (kind === 'image') {
+    const sandbox = await createOrExplain(
+      conn,
+      SANDBOXES,
+      desiredImageSandbox(input, spec.image ?? ''),
+    );
+    return rollbackOnFailure(conn, SANDBOXES, sandbox, async () => {
+      await waitFor<SandboxObject, true>(
+        conn.kube,
+        SANDBOXES,
+        conn.namespace,
+        input.name,
+        { ...wait, what: `Sandbox ${conn.namespace}/${input.name} Ready` },
+        (s) => (conditionOf(s, 'Ready')?.status === 'True' ? true : undefined),
+      );
+      return { claimName: undefined, sandboxName: input.name };
+    });
+  }
+  let pool = spec.warmPool ?? '';
+  if (kind === 'template') pool = await ensureShadowPool(conn, spec.template ?? '');
+  const claim = await createOrExplain(conn, SANDBOX_CLAIMS, desiredClaim(input, pool));
+  return rollbackOnFailure(conn, SANDBOX_CLAIMS, claim, async () => {
+    const sandboxName = await waitForClaimReady(conn, input.name, wait);
+    return { claimName: input.name, sandboxName };
+  });
+}
+
+/** Waits until the claim is Ready and bound; fails fast on the upstream SDKs' terminal reasons. */
+export function waitForClaimReady(
+  conn: Connection,
+  name: string,
+  wait: { timeoutMs: number; signal?: AbortSignal | undefined },
+  requireReady = true,
+): Promise<string> {
+  return waitFor<ClaimObject, string>(
+    conn.kube,
+    SANDBOX_CLAIMS,
+    conn.namespace,
+    name,
+    { ...wait, what: `SandboxClaim ${conn.namespace}/${name} Ready` },
+    (claim) => {
+      const ready = conditionOf(claim, 'Ready');
+      const reason = ready?.reason ?? '';
+      const message = ready?.message ?? reason;
+      if (ready?.status === 'False') {
+        if (reason === 'TemplateNotFound')
+          throw new TemplateNotFoundError(`claim ${name}: ${message}`);
+        if (reason === 'WarmPoolNotFound')
+          throw new WarmPoolNotFoundError(`claim ${name}: ${message}`);
+        if (TERMINAL_CLAIM_REASONS.includes(reason))
+          throw new ClaimFailedError(reason, `claim ${name} failed (${reason}): ${message}`);
+      }
+      const bound = claim.status?.sandbox?.name;
+      if (!bound) return undefined;
+      return !requireReady || ready?.status === 'True' ? bound : undefined;
+    },
+  );
+}
+
+async function ensureShadowPool(conn: Connection, template: string): Promise<string> {
+  const pool = shadowPool(conn.namespace, template);
+  try {
+    await conn.kube.create(SANDBOX_WARM_POOLS, pool);
+  } catch (err: unknown) {
+    if (isAlreadyExists(err)) return shadowPoolName(template);
+    const mapped = fromKubeError(err);
+    if (mapped instanceof PermissionDeniedError)
+      throw new PermissionDeniedError(
+        `template ${template}: may not create the SandboxWarmPool ${shadowPoolName(template)} (replicas 0) it needs; ask an admin to create it, or pass warmPool`,
+        { cause: err, status: 403 },
+      );
+    throw mapped;
+  }
+  return shadowPoolName(template);
+}
+
+async function createOrExplain<T extends ClaimObject | SandboxObject>(
+  conn: Connection,
+  ref: typeof SANDBOXES,
+  obj: T,
+): Promise<T> {
+  try {
+    return await conn.kube.create(ref, obj);
+  } catch (err: unknown) {
+    if (isAlreadyExists(err))
+      throw new AlreadyExistsError(
+        `${obj.kind} ${conn.namespace}/${obj.metadata.name} already exists: pick another name, or Sandbox.connect("${obj.metadata.name}")`,
+        { cause: err, status: 409 },
+      );
+    throw fromKubeError(err);
+  }
+}
+
+async function rollbackOnFailure<T>(
+  conn: Connection,
+  ref: typeof SANDBOXES,
+  created: ClaimObject | SandboxObject,
+  wait: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await wait();
+  } catch (err: unknown) {
+    const uid = created.metadata.uid;
+    await conn.kube
+      .delete(ref, conn.namespace, created.metadata.name ?? '', {
+        ...(uid ? { preconditions: { uid } } : {}),
+      })
+      .catch(() => undefined); // best effort: the error that matters is the one below
+    throw err;
+  }
+}

@@ -1,0 +1,148 @@
+// An SDK test world: the embedded API server with our CRDs, the real controller manager (the
+// Sandbox and extension controllers) restricted to a fresh namespace, and a scripted kubelet
+// that reports every Pod Running and Ready on a loopback IP (the embedded mode runs no Pods
+// yet), so a sandboxd started by the test on 127.0.0.1 is what the SDK reaches on the "Pod IP".
+/* eslint-disable no-restricted-imports -- test support composes the real server and controllers */
+import {
+  readOurCrds,
+  startTestApiServer,
+  type TestApiServer,
+} from '@agent-sandbox/apiserver/testing';
+import {
+  extensionControllers,
+  sandboxCacheTransforms,
+  sandboxController,
+} from '@agent-sandbox/controllers';
+import { Manager } from '@agent-sandbox/runtime';
+/* eslint-enable no-restricted-imports */
+import {
+  Informer,
+  KubeClient,
+  NAMESPACES,
+  PODS,
+  kubeConfigFromFile,
+  isNotFound,
+} from '@agent-sandbox/kube';
+import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { SANDBOX_TEMPLATES, SANDBOX_WARM_POOLS } from '../resources.ts';
+
+export interface SdkWorld {
+  server: TestApiServer;
+  /** An admin client for the test's own setup and checks. */
+  client: KubeClient;
+  namespace: string;
+  kubeconfigPath: string;
+  /** Creates a SandboxTemplate with one container (`main`, busybox) that allows claim env. */
+  createTemplate(name: string): Promise<void>;
+  /** Creates a SandboxWarmPool of `replicas` for `template`. */
+  createPool(name: string, template: string, replicas: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openSdkWorld(options: { podIp?: string } = {}): Promise<SdkWorld> {
+  const server = await startTestApiServer({ crds: readOurCrds() });
+  const client = new KubeClient({ config: kubeConfigFromFile(server.kubeconfigPath) });
+  const namespace = `sdk-${randomBytes(4).toString('hex')}`;
+  await client.create(NAMESPACES, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace },
+  });
+  const manager = new Manager({
+    client,
+    logger: pino({ level: 'silent' }),
+    namespace,
+    cacheTransforms: sandboxCacheTransforms,
+  });
+  manager.add(sandboxController({ client, informers: manager, concurrency: 4 }));
+  for (const c of extensionControllers({ client, informers: manager })) manager.add(c);
+  const abort = new AbortController();
+  const managerDone = manager.start(abort.signal);
+  managerDone.catch(() => undefined);
+  const kubeletDone = runScriptedKubelet(
+    client,
+    namespace,
+    options.podIp ?? '127.0.0.1',
+    abort.signal,
+  );
+  return {
+    server,
+    client,
+    namespace,
+    kubeconfigPath: server.kubeconfigPath,
+    createTemplate: async (name) => {
+      await client.create(SANDBOX_TEMPLATES, {
+        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+        kind: 'SandboxTemplate',
+        metadata: { name, namespace },
+        spec: {
+          envVarsInjectionPolicy: 'Allowed',
+          podTemplate: {
+            metadata: { labels: { app: 'agent' } },
+            spec: {
+              terminationGracePeriodSeconds: 1,
+              containers: [{ name: 'main', image: 'busybox' }],
+            },
+          },
+        },
+      } as KubeObject);
+    },
+    createPool: async (name, template, replicas) => {
+      await client.create(SANDBOX_WARM_POOLS, {
+        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+        kind: 'SandboxWarmPool',
+        metadata: { name, namespace },
+        spec: { replicas, sandboxTemplateRef: { name: template } },
+      } as KubeObject);
+    },
+    close: async () => {
+      abort.abort();
+      await managerDone.catch(() => undefined);
+      await kubeletDone.catch(() => undefined);
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** Plays the kubelet: every Pod in `namespace` is reported Running and Ready on `ip`. */
+async function runScriptedKubelet(
+  client: KubeClient,
+  namespace: string,
+  ip: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const informer = new Informer<Pod & KubeObject>({ client, resource: PODS, namespace });
+  const started = new Set<string>();
+  const start = (pod: Pod & KubeObject): void => {
+    const uid = pod.metadata.uid ?? '';
+    if (started.has(uid) || pod.metadata.deletionTimestamp || pod.status?.phase === 'Running')
+      return;
+    started.add(uid);
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const status = {
+      phase: 'Running',
+      podIP: ip,
+      podIPs: [{ ip }],
+      conditions: [
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+        { type: 'Ready', status: 'True', lastTransitionTime: now },
+      ],
+    };
+    client
+      .patch(
+        PODS,
+        namespace,
+        pod.metadata.name ?? '',
+        { type: 'merge', body: { status } },
+        { subresource: 'status', signal },
+      )
+      .catch((err: unknown) => {
+        if (!isNotFound(err) && !signal.aborted) started.delete(uid);
+      });
+  };
+  informer.addHandlers({ onAdd: start, onUpdate: (_old, pod) => start(pod) });
+  await informer.run(signal);
+}
