@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds the publishable @agent-sandbox/sdk (ADR 0020): one ESM bundle (dist/index.js) of the SDK
+// Builds the publishable @agent-sandbox/sdk (ADR 0021): one ESM bundle (dist/index.js) of the SDK
 // and every package it uses, ours and third-party, with @opentelemetry/api left external so the
 // application's OpenTelemetry SDK sees the SDK's spans; the declarations of the public surface
 // (dist/*.d.ts, reached from index.d.ts), which must import nothing but each other and those
