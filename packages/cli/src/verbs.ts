@@ -3,6 +3,7 @@ import type { Verb } from './verb.ts';
 import { apiserverVerb } from './verbs/apiserver.ts';
 import { controllerVerb } from './verbs/controller.ts';
 import { manifestsVerb } from './verbs/manifests.ts';
+import { routerVerb } from './verbs/router.ts';
 import { startVerb } from './verbs/start.ts';
 import { validateVerb } from './verbs/validate.ts';
 
@@ -12,4 +13,5 @@ export const VERBS: readonly Verb[] = [
   startVerb,
   apiserverVerb,
   controllerVerb,
+  routerVerb,
 ];

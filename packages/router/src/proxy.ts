@@ -222,7 +222,10 @@ export function handleRequest(req: IncomingMessage, res: ServerResponse, deps: P
   deps.metrics.inflight.inc();
   let namespace = '-';
   let bytesOut = 0;
+  let finished = false;
   const finish = () => {
+    if (finished) return;
+    finished = true;
     deps.metrics.inflight.dec();
     const labels = {
       method: req.method ?? '',
@@ -243,6 +246,7 @@ export function handleRequest(req: IncomingMessage, res: ServerResponse, deps: P
       user_agent: first(req)('user-agent') ?? '',
     });
   };
+  res.once('finish', finish);
   res.once('close', finish);
   const fail = (status: number, detail: string) => {
     if (res.headersSent) {
