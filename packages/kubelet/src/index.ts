@@ -51,3 +51,9 @@ export {
   type StreamingServerHandle,
   type StreamingServerOptions,
 } from './streaming/streaming-server.ts';
+export { NodeAgent, NODES, RUNTIME_CLASSES, type NodeAgentOptions } from './node/node-agent.ts';
+export { hostNodeFacts, primaryIPv4 } from './node/host-facts.ts';
+export type { NodeFacts } from './node/node-object.ts';
+export type { NodeLogger } from './node/node-context.ts';
+export { OciCliRuntime, runcRuntime, type OciCliRuntimeOptions } from './runtime/runc-runtime.ts';
+export { buildOciSpec, type OciSpecInput, type BundleMount } from './runtime/oci-spec.ts';

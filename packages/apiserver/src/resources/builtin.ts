@@ -99,6 +99,18 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     openApiDefinition: 'io.k8s.api.core.v1.Namespace',
   },
   {
+    // Registered and kept fresh by the node agent (packages/kubelet), as a kubelet does.
+    group: '',
+    version: 'v1',
+    plural: 'nodes',
+    singular: 'node',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    verbs: ALL_VERBS,
+    subresources: [status('Node')],
+  },
+  {
     group: '',
     version: 'v1',
     plural: 'persistentvolumeclaims',
@@ -110,6 +122,17 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     subresources: [status('PersistentVolumeClaim')],
     openApiDefinition: 'io.k8s.api.core.v1.PersistentVolumeClaim',
     deleteReturnsObject: true,
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'persistentvolumes',
+    singular: 'persistentvolume',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    shortNames: ['pv'],
+    verbs: ALL_VERBS,
+    subresources: [status('PersistentVolume')],
   },
   {
     group: '',
@@ -245,5 +268,14 @@ export const BUILTIN_RESOURCES: readonly BuiltinResource[] = [
     verbs: ALL_VERBS,
     openApiDefinition: 'io.k8s.api.networking.v1.NetworkPolicy',
     tracksGeneration: true,
+  },
+  {
+    group: 'node.k8s.io',
+    version: 'v1',
+    plural: 'runtimeclasses',
+    singular: 'runtimeclass',
+    kind: 'RuntimeClass',
+    namespaced: false,
+    verbs: ALL_VERBS,
   },
 ];

@@ -27,6 +27,7 @@ export function runCommand(
     child.on('close', (code, signal) =>
       resolve({ code: code ?? (signal ? 128 + signalNumber(signal) : 1), stdout, stderr }),
     );
+    child.stdin.on('error', () => undefined); // the command may exit before reading stdin
     child.stdin.end(options.input ?? '');
   });
 }

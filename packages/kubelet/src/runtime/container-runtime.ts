@@ -56,6 +56,8 @@ export interface RuntimeProbe {
  *   config, missing binary in the image) show up as a non-zero `exited` plus stderr text.
  * - `execCommand()` is pure: the host command that runs `argv` inside the running container
  *   `id` (with `tty`, the caller must give it a terminal as stdin/stdout).
+ * - `isRunning()` is true once the container's own process runs (exec into it works); false
+ *   while it is being created and after it stopped. Never throws.
  * - `kill()` signals the container's init; a container that is already gone is not an error.
  * - `remove()` force-stops and deletes the runtime's state for `id`; idempotent.
  * - `list()` returns the ids in the runtime's state directory (adoption after an agent restart
@@ -67,6 +69,7 @@ export interface ContainerRuntime {
   probe(): Promise<RuntimeProbe>;
   start(spec: ContainerStart): Promise<ContainerProcess>;
   execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand;
+  isRunning(id: string): Promise<boolean>;
   kill(id: string, signal: NodeJS.Signals): Promise<void>;
   remove(id: string): Promise<void>;
   list(): Promise<string[]>;

@@ -8,3 +8,4 @@ export {
   type TestRegistry,
 } from './test-registry.ts';
 export { HostPodContainers, type HostPodContainersOptions } from './host-pod-containers.ts';
+export { findLeaks, type LeakCheckOptions } from './leak-check.ts';

@@ -1,0 +1,100 @@
+// One container's life as the node agent tracks it (kubelet-and-oci §1.6), and its rendering
+// into a Kubernetes ContainerStatus: pure.
+import type { ContainerState, ContainerStatus } from '@agent-sandbox/kube-types';
+
+export interface Terminated {
+  exitCode: number;
+  reason: string;
+  message?: string;
+  startedAt: string;
+  finishedAt: string;
+  containerID: string;
+}
+
+export type RunState =
+  | { kind: 'waiting'; reason: string; message?: string }
+  | { kind: 'running'; startedAt: string }
+  | ({ kind: 'terminated' } & Terminated);
+
+export interface ContainerRecord {
+  name: string;
+  state: RunState;
+  lastTerminated?: Terminated;
+  restartCount: number;
+  ready: boolean;
+  started: boolean;
+  /** The image as the pod spec names it, normalised. */
+  image: string;
+  imageID: string;
+  containerID: string;
+}
+
+/** The reason a terminated container shows (§1.6, containerd's rule for OOM). */
+export function terminatedReason(exitCode: number, oomKilled: boolean): string {
+  if (oomKilled) return 'OOMKilled';
+  return exitCode === 0 ? 'Completed' : 'Error';
+}
+
+function terminatedState(t: Terminated): ContainerState {
+  return {
+    terminated: {
+      exitCode: t.exitCode,
+      reason: t.reason,
+      ...(t.message ? { message: t.message } : {}),
+      startedAt: t.startedAt,
+      finishedAt: t.finishedAt,
+      containerID: t.containerID,
+    },
+  };
+}
+
+export function renderState(s: RunState): ContainerState {
+  switch (s.kind) {
+    case 'waiting':
+      return { waiting: { reason: s.reason, ...(s.message ? { message: s.message } : {}) } };
+    case 'running':
+      return { running: { startedAt: s.startedAt } };
+    case 'terminated':
+      return terminatedState(s);
+  }
+}
+
+export function renderContainerStatus(r: ContainerRecord): ContainerStatus {
+  return {
+    name: r.name,
+    state: renderState(r.state),
+    lastState: r.lastTerminated ? terminatedState(r.lastTerminated) : {},
+    ready: r.ready,
+    restartCount: r.restartCount,
+    image: r.image,
+    imageID: r.imageID,
+    ...(r.containerID ? { containerID: r.containerID } : {}),
+    started: r.state.kind === 'running' && r.started,
+  };
+}
+
+/** A record for a container nothing is known about yet (§1.6 defaults). */
+export function initialRecord(name: string, image: string, podHasInit: boolean): ContainerRecord {
+  return {
+    name,
+    state: { kind: 'waiting', reason: podHasInit ? 'PodInitializing' : 'ContainerCreating' },
+    restartCount: 0,
+    ready: false,
+    started: false,
+    image,
+    imageID: '',
+    containerID: '',
+  };
+}
+
+/** Restart back-off: 10 s doubling to 300 s (§1.6); `baseMs` is configurable for tests. */
+export function restartBackoffMs(restarts: number, baseMs = 10_000, maxMs = 300_000): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.max(0, restarts - 1));
+}
+
+/** Whether a container that exited with `exitCode` runs again under the pod's restartPolicy. */
+export function shouldRestart(policy: string | undefined, exitCode: number): boolean {
+  if (policy === 'Never') return false;
+  if (policy === 'OnFailure') return exitCode !== 0;
+  return true; // Always, the default
+}

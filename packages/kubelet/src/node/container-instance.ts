@@ -1,0 +1,138 @@
+// One run of one container: bundle (config.json + writable root), CRI log, the runtime process,
+// OOM detection from the container's memory cgroup, termination message, then cleanup.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ContainerProcess, ContainerRuntime } from '../runtime/container-runtime.ts';
+import { CriLogWriter } from './cri-log.ts';
+import { prepareRootfs, removeMountedDir } from './container-rootfs.ts';
+
+const CGROUP_ROOT = '/sys/fs/cgroup';
+
+export interface InstanceSpec {
+  runtime: ContainerRuntime;
+  /** Instance directory: bundle, rootfs layers, termination log. */
+  dir: string;
+  imageRootfs: string;
+  logPath: string;
+  cgroupsPath: string;
+  stdin: boolean;
+  /** config.json for a given root path and termination-log host file. */
+  config(rootfs: string, terminationLog: string): Record<string, unknown>;
+}
+
+export interface InstanceExit {
+  exitCode: number;
+  oomKilled: boolean;
+  message: string;
+  finishedAt: string;
+}
+
+export class ContainerInstance {
+  readonly id = randomBytes(32).toString('hex');
+  readonly spec: InstanceSpec;
+  process: ContainerProcess | undefined;
+  readonly #listeners = new Set<(stream: 'stdout' | 'stderr', chunk: Buffer) => void>();
+  #stopped = false;
+
+  constructor(spec: InstanceSpec) {
+    this.spec = spec;
+  }
+
+  get containerID(): string {
+    return `${this.spec.runtime.scheme}://${this.id}`;
+  }
+
+  subscribe(l: (stream: 'stdout' | 'stderr', chunk: Buffer) => void): () => void {
+    this.#listeners.add(l);
+    return () => this.#listeners.delete(l);
+  }
+
+  /** Prepares and starts; resolves when the runtime process runs. Throws on preparation errors. */
+  async start(): Promise<void> {
+    const { dir } = this.spec;
+    await mkdir(dir, { recursive: true });
+    const rootfs = await prepareRootfs(this.spec.imageRootfs, join(dir, 'fs'));
+    const terminationLog = join(dir, 'termination-log');
+    await writeFile(terminationLog, '');
+    await writeFile(
+      join(dir, 'config.json'),
+      JSON.stringify(this.spec.config(rootfs.path, terminationLog), null, 2),
+    );
+    const log = new CriLogWriter(this.spec.logPath);
+    await log.open();
+    this.process = await this.spec.runtime.start({
+      id: this.id,
+      bundleDir: dir,
+      stdin: this.spec.stdin,
+    });
+    const tap = (s: 'stdout' | 'stderr') => (c: Buffer) => this.#listeners.forEach((l) => l(s, c));
+    log.follow(this.process.stdout, 'stdout', tap('stdout'));
+    log.follow(this.process.stderr, 'stderr', tap('stderr'));
+    this.#logClosed = log.closed();
+    await this.#untilRunning();
+  }
+
+  /** Until exec works (the runtime reports it running) or the container already ended. */
+  async #untilRunning(): Promise<void> {
+    let ended = false;
+    void this.process?.exited.then(() => (ended = true));
+    const deadline = Date.now() + 30_000;
+    while (!ended && Date.now() < deadline) {
+      if (await this.spec.runtime.isRunning(this.id)) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  #logClosed: Promise<void> = Promise.resolve();
+
+  /** Waits for the exit, then removes runtime state and the writable root. */
+  async wait(): Promise<InstanceExit> {
+    const status = await (this.process?.exited ?? Promise.resolve({ exitCode: 128 }));
+    const finishedAt = new Date().toISOString();
+    await this.#logClosed;
+    const oomKilled = await this.#oomKilled();
+    const message = (
+      await readFile(join(this.spec.dir, 'termination-log'), 'utf8').catch(() => '')
+    ).slice(0, 4096);
+    await this.cleanup();
+    return { exitCode: status.exitCode, oomKilled, message, finishedAt };
+  }
+
+  async #oomKilled(): Promise<boolean> {
+    const v1 = join(CGROUP_ROOT, 'memory', this.spec.cgroupsPath, 'memory.oom_control');
+    const v2 = join(CGROUP_ROOT, this.spec.cgroupsPath, 'memory.events');
+    const file = existsSync(v1) ? v1 : v2;
+    const text = await readFile(file, 'utf8').catch(() => '');
+    const m = /^oom_kill (\d+)$/m.exec(text);
+    return m !== null && Number(m[1]) > 0;
+  }
+
+  /** Signals TERM, then KILL after `graceMs`, retrying until the process is gone. */
+  async stop(graceMs: number): Promise<void> {
+    if (this.#stopped || !this.process) return;
+    this.#stopped = true;
+    const exited = this.process.exited.then(() => true);
+    const deadline = Date.now() + graceMs;
+    for (;;) {
+      const signal = Date.now() < deadline ? 'SIGTERM' : 'SIGKILL';
+      await this.spec.runtime.kill(this.id, signal);
+      const done = await Promise.race([
+        exited,
+        new Promise<false>((r) =>
+          setTimeout(
+            () => r(false),
+            signal === 'SIGTERM' ? Math.min(500, Math.max(50, deadline - Date.now())) : 200,
+          ),
+        ),
+      ]);
+      if (done) return;
+    }
+  }
+
+  async cleanup(): Promise<void> {
+    await this.spec.runtime.remove(this.id);
+    await removeMountedDir(this.spec.dir);
+  }
+}

@@ -1,0 +1,294 @@
+// The node agent against our embedded API server with real runc containers from the busybox
+// test image. Few pods, short lives: this file stays within a few seconds of container time.
+import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
+import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImageService } from '../images/image-service.ts';
+import { ImageStore } from '../images/image-store.ts';
+import { loadOciLayout } from '../images/oci-layout.ts';
+import { RegistryClient } from '../images/registry-client.ts';
+import { LoopbackPodNetwork } from '../network/loopback-network.ts';
+import { runcRuntime } from '../runtime/runc-runtime.ts';
+import { findLeaks } from '../testing/leak-check.ts';
+import { buildTestImage } from '../testing/test-image.ts';
+import { hostNodeFacts } from './host-facts.ts';
+import { NODES, NodeAgent } from './node-agent.ts';
+
+type PodObject = Pod & KubeObject;
+const IMAGE = 'localhost/test/busybox:v1';
+const NETNS_PREFIX = 'asb-lo-nodetest-';
+
+let api: TestApiServer;
+let client: KubeClient;
+let dir: string;
+let agent: NodeAgent;
+
+function requireRunc(): void {
+  const r = spawnSync('runc', ['--version']);
+  if (r.status !== 0) throw new Error('runc is missing: apt-get install runc (CI must have it)');
+}
+
+beforeAll(async () => {
+  requireRunc();
+  dir = await mkdtemp(join(tmpdir(), 'asb-node-'));
+  api = await startTestApiServer();
+  client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
+  const store = new ImageStore(join(dir, 'images'));
+  await loadOciLayout(store, (await buildTestImage(join(dir, 'build'))).layoutDir, IMAGE);
+  agent = new NodeAgent({
+    client,
+    facts: hostNodeFacts('node-test'),
+    runtimes: [runcRuntime(join(dir, 'runc'))],
+    network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
+    images: new ImageService(store, new RegistryClient()),
+    dataDir: join(dir, 'node'),
+    backoffBaseMs: 200,
+  });
+  await agent.start();
+});
+
+afterAll(async () => {
+  console.time('stop');
+  await agent?.stop();
+  console.timeEnd('stop');
+  const leaks = dir
+    ? findLeaks({ dataDir: dir, runtimeStateDirs: [join(dir, 'runc')], netnsPrefix: NETNS_PREFIX })
+    : [];
+  await api?.close();
+  await rm(dir, { recursive: true, force: true });
+  expect(leaks).toEqual([]);
+});
+
+function pod(
+  name: string,
+  spec: Partial<Pod['spec']> & { containers: NonNullable<Pod['spec']>['containers'] },
+): PodObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: { terminationGracePeriodSeconds: 1, ...spec },
+  } as PodObject;
+}
+
+async function waitFor(
+  name: string,
+  ok: (p: PodObject) => boolean,
+  ms = 20_000,
+): Promise<PodObject> {
+  const end = Date.now() + ms;
+  let last: PodObject | undefined;
+  while (Date.now() < end) {
+    last = await client.get<PodObject>(PODS, 'default', name);
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`pod ${name} never matched; last status ${JSON.stringify(last?.status)}`);
+}
+
+async function gone(name: string): Promise<void> {
+  const end = Date.now() + 20_000;
+  while (Date.now() < end) {
+    if (
+      !(await client.get(PODS, 'default', name).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`pod ${name} was never removed`);
+}
+
+describe('NodeAgent with runc', () => {
+  it('registers a Ready Node with a Lease', async () => {
+    const node = (await client.get(NODES, undefined, 'node-test')) as KubeObject & {
+      status: {
+        conditions: { type: string; status: string; reason: string }[];
+        nodeInfo: { containerRuntimeVersion: string };
+      };
+    };
+    expect(node.metadata.labels?.['kubernetes.io/os']).toBe('linux');
+    expect(node.status.conditions.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'KubeletReady',
+    });
+    expect(node.status.nodeInfo.containerRuntimeVersion).toMatch(/^runc:\/\/\d/);
+  });
+
+  it('binds, runs, reports Running/Ready, execs, logs, and deletes gracefully', async () => {
+    await client.create(
+      PODS,
+      pod('web', {
+        containers: [
+          {
+            name: 'app',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['sh', '-c', 'echo hello $(GREETING); echo oops >&2; exec sleep 60'],
+            env: [{ name: 'GREETING', value: 'world' }],
+          },
+        ],
+      }),
+    );
+    const p = await waitFor(
+      'web',
+      (x) => x.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+    );
+    expect(p.spec?.nodeName).toBe('node-test');
+    expect(p.status?.phase).toBe('Running');
+    expect(p.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'PodReadyToStartContainers=True',
+      'Initialized=True',
+      'Ready=True',
+      'ContainersReady=True',
+      'PodScheduled=True',
+    ]);
+    const cs = p.status?.containerStatuses?.[0];
+    expect(cs).toMatchObject({
+      name: 'app',
+      ready: true,
+      started: true,
+      restartCount: 0,
+      image: IMAGE,
+    });
+    expect(cs?.imageID).toMatch(/^localhost\/test\/busybox@sha256:[0-9a-f]{64}$/);
+    expect(cs?.containerID).toMatch(/^runc:\/\/[0-9a-f]{64}$/);
+    expect(cs?.state?.running?.startedAt).toBeTruthy();
+
+    const cmd = agent.execCommand(
+      { namespace: 'default', name: 'web' },
+      'app',
+      ['sh', '-c', 'echo $GREETING from $(hostname); cat /etc/image-release; ls /opaque'],
+      { tty: false },
+    );
+    expect(execFileSync(cmd.file, cmd.args, { env: cmd.env, encoding: 'utf8' })).toBe(
+      'world from web\nagent-sandbox test image\nupper\n',
+    );
+    const log = agent.logPath({ namespace: 'default', name: 'web' }, 'app', { previous: false });
+    expect(log?.running).toBe(true);
+    const lines = readFileSync(log?.path ?? '', 'utf8')
+      .trim()
+      .split('\n');
+    expect(lines.map((l) => l.replace(/^\S+ /, ''))).toEqual(
+      expect.arrayContaining(['stdout F hello world', 'stderr F oops']),
+    );
+
+    await client.delete(PODS, 'default', 'web');
+    await gone('web');
+  });
+
+  it('reports exit codes, Failed under restartPolicy Never, and OOMKilled', async () => {
+    await client.create(
+      PODS,
+      pod('exit3', {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'c',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['sh', '-c', 'echo bye > /dev/termination-log; exit 3'],
+          },
+        ],
+      }),
+    );
+    await client.create(
+      PODS,
+      pod('oom', {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'c',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: [
+              'sh',
+              '-c',
+              'dd if=/dev/zero bs=64M count=1 | cat > /dev/null; x=$(head -c 100000000 /dev/zero | tr "\\0" a); echo survived',
+            ],
+            resources: { limits: { memory: '32Mi' } },
+          },
+        ],
+      }),
+    );
+    const failed = await waitFor('exit3', (x) => x.status?.phase === 'Failed');
+    expect(failed.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 3,
+      reason: 'Error',
+      message: 'bye\n',
+    });
+    expect(failed.status?.conditions?.find((c) => c.type === 'ContainersReady')?.reason).toBe(
+      'PodFailed',
+    );
+    const oom = await waitFor('oom', (x) => x.status?.phase === 'Failed');
+    expect(oom.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      reason: 'OOMKilled',
+      exitCode: 137,
+    });
+    await client.delete(PODS, 'default', 'exit3');
+    await client.delete(PODS, 'default', 'oom');
+    await Promise.all([gone('exit3'), gone('oom')]);
+  });
+
+  it('runs init containers first and restarts crashing containers with back-off', async () => {
+    await client.create(
+      PODS,
+      pod('crash', {
+        initContainers: [
+          { name: 'setup', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['true'] },
+        ],
+        containers: [
+          {
+            name: 'c',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['sh', '-c', 'exit 1'],
+          },
+        ],
+      }),
+    );
+    const p = await waitFor(
+      'crash',
+      (x) =>
+        (x.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 &&
+        x.status?.containerStatuses?.[0]?.lastState?.terminated !== undefined,
+    );
+    expect(p.status?.phase).toBe('Running');
+    expect(p.status?.initContainerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 0,
+      reason: 'Completed',
+    });
+    expect(p.status?.containerStatuses?.[0]?.lastState?.terminated).toMatchObject({
+      exitCode: 1,
+      reason: 'Error',
+    });
+    await client.delete(PODS, 'default', 'crash');
+    await gone('crash');
+  });
+
+  it('leaves a pod with a missing RuntimeClass waiting with a clear reason', async () => {
+    await client.create(
+      PODS,
+      pod('norc', { runtimeClassName: 'nope', containers: [{ name: 'c', image: IMAGE }] }),
+    );
+    const p = await waitFor(
+      'norc',
+      (x) =>
+        x.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError',
+    );
+    expect(p.status?.phase).toBe('Pending');
+    expect(p.status?.containerStatuses?.[0]?.state?.waiting?.message).toBe(
+      'RuntimeClass "nope" not found: create it or remove spec.runtimeClassName',
+    );
+    await client.delete(PODS, 'default', 'norc');
+    await gone('norc');
+  });
+});

@@ -1,0 +1,481 @@
+// The node agent: registers this machine as a Node (with its Lease), binds unscheduled pods to it
+// when no scheduler runs (embedded mode), runs a PodWorker per pod bound here, and serves
+// exec/logs/attach lookups for the streaming server (PodContainers).
+import type { ConfigMap, KubeObject, Pod, PodStatus, Secret } from '@agent-sandbox/kube-types';
+import {
+  CONFIG_MAPS,
+  Informer,
+  LEASES,
+  NAMESPACES,
+  PERSISTENT_VOLUME_CLAIMS,
+  PODS,
+  SECRETS,
+  formatMicroTime,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  type KubeClient,
+  type ResourceRef,
+} from '@agent-sandbox/kube';
+import { readdir, rmdir, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KubeletError } from '../errors.ts';
+import type { ImageService } from '../images/image-service.ts';
+import type { PodNetwork } from '../network/pod-network.ts';
+import type { ContainerRuntime, HostCommand } from '../runtime/container-runtime.ts';
+import { removeMountedDir } from './container-rootfs.ts';
+import type { NodeContext, NodeLogger } from './node-context.ts';
+import { desiredLease, desiredNode, nodeStatus, type NodeFacts } from './node-object.ts';
+import type { AttachTarget, PodContainers, PodRef } from './pod-containers.ts';
+import { PodWorker } from './pod-worker.ts';
+
+export const NODES: ResourceRef = {
+  group: '',
+  version: 'v1',
+  plural: 'nodes',
+  kind: 'Node',
+  namespaced: false,
+};
+export const RUNTIME_CLASSES: ResourceRef = {
+  group: 'node.k8s.io',
+  version: 'v1',
+  plural: 'runtimeclasses',
+  kind: 'RuntimeClass',
+  namespaced: false,
+};
+const CGROUP_CONTROLLERS = [
+  'memory',
+  'pids',
+  'cpu',
+  'cpuacct',
+  'cpu,cpuacct',
+  'blkio',
+  'devices',
+  'freezer',
+  'cpuset',
+  'hugetlb',
+  'net_cls',
+  'perf_event',
+  'systemd',
+  'unified',
+  '',
+];
+export const CGROUP_PARENT = 'agent-sandbox';
+
+export interface NodeAgentOptions {
+  client: KubeClient;
+  facts: Omit<NodeFacts, 'handlers' | 'containerRuntimeVersion'>;
+  /** Runtimes by handler; the first is the default for pods without runtimeClassName. */
+  runtimes: readonly ContainerRuntime[];
+  network: PodNetwork;
+  images: ImageService;
+  /** Holds pods/, logs/ and claims/. */
+  dataDir: string;
+  /** Bind pods with no nodeName and the default scheduler to this node (no scheduler runs). @default true */
+  bindUnscheduled?: boolean;
+  allowHostPath?: boolean;
+  /** First restart/pull back-off. @default 10_000 */
+  backoffBaseMs?: number;
+  /** @default 4096 */
+  pidsLimit?: number;
+  extraReadOnlyMounts?: readonly { destination: string; source: string }[];
+  log?: NodeLogger;
+  /** Lease renewal period. @default 10_000 */
+  leaseRenewMs?: number;
+}
+
+type PodObject = Pod & KubeObject;
+
+const quiet: NodeLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export class NodeAgent implements PodContainers {
+  readonly name: string;
+  readonly #o: NodeAgentOptions;
+  readonly #ctx: NodeContext;
+  readonly #workers = new Map<string, PodWorker>();
+  readonly #runtimes = new Map<string, ContainerRuntime>();
+  readonly #abort = new AbortController();
+  #timers: NodeJS.Timeout[] = [];
+  #running: Promise<unknown>[] = [];
+
+  constructor(options: NodeAgentOptions) {
+    this.#o = options;
+    this.name = options.facts.name;
+    const c = options.client;
+    const get = async <T extends KubeObject>(ref: ResourceRef, ns: string, name: string) =>
+      c
+        .get<T>(ref, ns, name)
+        .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    this.#ctx = {
+      log: options.log ?? quiet,
+      images: options.images,
+      network: options.network,
+      nodeIP: options.facts.ip,
+      podsDir: join(options.dataDir, 'pods'),
+      logsDir: join(options.dataDir, 'logs'),
+      claimsDir: join(options.dataDir, 'claims'),
+      allowHostPath: options.allowHostPath ?? false,
+      backoffBaseMs: options.backoffBaseMs ?? 10_000,
+      pidsLimit: options.pidsLimit ?? 4096,
+      nodeMemoryBytes: options.facts.memoryBytes,
+      extraReadOnlyMounts: options.extraReadOnlyMounts ?? [],
+      objects: {
+        configMap: (ns, name) => get<ConfigMap & KubeObject>(CONFIG_MAPS, ns, name),
+        secret: (ns, name) => get<Secret & KubeObject>(SECRETS, ns, name),
+        claimUid: async (ns, name) =>
+          (await get(PERSISTENT_VOLUME_CLAIMS, ns, name))?.metadata?.uid,
+        serviceAccountToken: async (ns, sa, audiences, expirationSeconds) => {
+          const res = (await c.request(
+            'POST',
+            `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`,
+            {
+              apiVersion: 'authentication.k8s.io/v1',
+              kind: 'TokenRequest',
+              spec: { ...(audiences ? { audiences } : {}), expirationSeconds },
+            },
+          )) as { status?: { token?: string } };
+          return res.status?.token ?? '';
+        },
+      },
+      runtimeFor: (pod) => this.#runtimeFor(pod),
+      writeStatus: (pod, status) => this.#writeStatus(pod, status),
+      deletePod: async (pod) => {
+        const m = pod.metadata ?? {};
+        await c
+          .delete(PODS, m.namespace, m.name ?? '', {
+            gracePeriodSeconds: 0,
+            ...(m.uid ? { preconditions: { uid: m.uid } } : {}),
+          })
+          .catch((e: unknown) => {
+            if (!isNotFound(e) && !isConflict(e)) throw e;
+          });
+      },
+      releasePod: (uid) => this.#releasePod(uid),
+    };
+  }
+
+  /** Probes runtimes, cleans up what a previous run left, registers the Node and starts watching. */
+  async start(): Promise<void> {
+    for (const r of this.#o.runtimes) {
+      const p = await r.probe();
+      if (p.available) this.#runtimes.set(r.handler, r);
+      else this.#ctx.log.warn({ handler: r.handler, reason: p.reason }, 'runtime unavailable');
+    }
+    const defaultRuntime = this.#o.runtimes[0];
+    if (!defaultRuntime || !this.#runtimes.has(defaultRuntime.handler))
+      throw new KubeletError(
+        'RuntimeUnavailable',
+        `the default runtime ${defaultRuntime?.handler ?? '(none configured)'} cannot run on this machine`,
+      );
+    await this.#cleanupStale();
+    const version = (await defaultRuntime.probe()).version ?? '';
+    const facts: NodeFacts = {
+      ...this.#o.facts,
+      handlers: [...this.#runtimes.keys()],
+      containerRuntimeVersion: `${defaultRuntime.handler}://${version.replace(/^\D+/, '')}`,
+    };
+    const uid = await this.#registerNode(facts);
+    await this.#renewLease(uid);
+    const every = (ms: number, f: () => Promise<void>) =>
+      this.#timers.push(
+        setInterval(
+          () =>
+            f().catch((e: unknown) =>
+              this.#ctx.log.warn({ err: String(e) }, 'node heartbeat failed'),
+            ),
+          ms,
+        ),
+      );
+    every(this.#o.leaseRenewMs ?? 10_000, () => this.#renewLease(uid));
+    every(60_000, () => this.#patchNodeStatus(facts));
+    this.#watchPods();
+    if (this.#o.bindUnscheduled ?? true) this.#bindUnscheduled();
+  }
+
+  /** Stops watching and stops every container (nothing keeps running without the agent). */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    this.#timers.forEach(clearInterval);
+    for (const w of this.#workers.values()) w.vanish();
+    await Promise.all([...this.#workers.values()].map((w) => w.done));
+    await Promise.allSettled(this.#running);
+  }
+
+  get handlers(): string[] {
+    return [...this.#runtimes.keys()];
+  }
+
+  async #runtimeFor(pod: Pod): Promise<ContainerRuntime> {
+    const className = pod.spec?.runtimeClassName;
+    let handler = this.#o.runtimes[0]?.handler ?? 'runc';
+    if (className) {
+      const rc = await this.#o.client
+        .get<KubeObject & { handler?: string }>(RUNTIME_CLASSES, undefined, className)
+        .catch((e: unknown) => {
+          if (isNotFound(e))
+            throw new KubeletError(
+              'NotFound',
+              `RuntimeClass "${className}" not found: create it or remove spec.runtimeClassName`,
+            );
+          throw e;
+        });
+      handler = rc.handler ?? '';
+    }
+    const runtime = this.#runtimes.get(handler);
+    if (!runtime)
+      throw new KubeletError(
+        'RuntimeUnavailable',
+        `runtime handler "${handler}"${className ? ` (RuntimeClass ${className})` : ''} is not available on node ${this.name}; available: ${this.handlers.join(', ')}`,
+      );
+    return runtime;
+  }
+
+  async #writeStatus(pod: Pod, status: PodStatus): Promise<Pod | undefined> {
+    const c = this.#o.client;
+    let current = pod;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        return await c.updateStatus<PodObject>(PODS, { ...current, status } as PodObject);
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        if (!isConflict(e)) throw e;
+        const fresh = await c
+          .get<PodObject>(PODS, pod.metadata?.namespace, pod.metadata?.name ?? '')
+          .catch(() => undefined);
+        if (!fresh || fresh.metadata?.uid !== pod.metadata?.uid) return undefined;
+        current = fresh;
+      }
+    }
+    return undefined;
+  }
+
+  async #registerNode(facts: NodeFacts): Promise<string> {
+    const c = this.#o.client;
+    const desired = desiredNode(facts);
+    let node = await c
+      .get(NODES, undefined, facts.name)
+      .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    if (!node) node = await c.create(NODES, desired);
+    else
+      node = await c.patch(NODES, undefined, facts.name, {
+        type: 'merge',
+        body: { metadata: { labels: desired.metadata.labels } },
+      });
+    await this.#patchNodeStatus(facts);
+    return node.metadata.uid ?? '';
+  }
+
+  async #patchNodeStatus(facts: NodeFacts): Promise<void> {
+    const c = this.#o.client;
+    const current = (await c.get(NODES, undefined, facts.name)) as KubeObject & {
+      status?: Record<string, unknown>;
+    };
+    await c.patch(
+      NODES,
+      undefined,
+      facts.name,
+      {
+        type: 'merge',
+        body: { status: nodeStatus(facts, new Date().toISOString(), current.status) },
+      },
+      { subresource: 'status' },
+    );
+  }
+
+  async #renewLease(nodeUid: string): Promise<void> {
+    const c = this.#o.client;
+    await c
+      .create(NAMESPACES, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'kube-node-lease' },
+      })
+      .catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
+    const lease = desiredLease(this.name, nodeUid, formatMicroTime(new Date()));
+    const existing = await c
+      .get(LEASES, 'kube-node-lease', this.name)
+      .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    if (!existing) await c.create(LEASES, lease);
+    else await c.update(LEASES, { ...existing, spec: lease.spec });
+  }
+
+  #watchPods(): void {
+    const informer = new Informer<PodObject>({
+      client: this.#o.client,
+      resource: PODS,
+      fieldSelector: `spec.nodeName=${this.name}`,
+    });
+    informer.addHandlers({
+      onAdd: (p) => this.#observe(p),
+      onUpdate: (_o, p) => this.#observe(p),
+      onDelete: (p) => {
+        const w = this.#workers.get(p.metadata?.uid ?? '');
+        if (!w) return;
+        w.vanish();
+        void w.done.then(() => this.#workers.delete(w.uid));
+      },
+    });
+    this.#running.push(informer.run(this.#abort.signal));
+  }
+
+  #observe(pod: Pod): void {
+    if (this.#abort.signal.aborted) return;
+    const uid = pod.metadata?.uid ?? '';
+    const existing = this.#workers.get(uid);
+    if (existing) {
+      existing.update(pod);
+      return;
+    }
+    const phase = pod.status?.phase;
+    if (pod.metadata?.deletionTimestamp) {
+      void this.#ctx.deletePod(pod);
+      return;
+    }
+    if (phase === 'Succeeded' || phase === 'Failed') return;
+    const w = new PodWorker(this.#ctx, pod);
+    this.#workers.set(uid, w);
+  }
+
+  /** The embedded mode's scheduler: a Binding to this node for every unscheduled default pod. */
+  #bindUnscheduled(): void {
+    const informer = new Informer<PodObject>({
+      client: this.#o.client,
+      resource: PODS,
+      fieldSelector: 'spec.nodeName=',
+    });
+    const bind = (p: Pod) => {
+      const m = p.metadata ?? {};
+      const scheduler = p.spec?.schedulerName ?? 'default-scheduler';
+      if (
+        p.spec?.nodeName ||
+        m.deletionTimestamp ||
+        scheduler !== 'default-scheduler' ||
+        this.#abort.signal.aborted
+      )
+        return;
+      const body = {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name: m.name, namespace: m.namespace },
+        target: { apiVersion: 'v1', kind: 'Node', name: this.name },
+      };
+      this.#o.client
+        .request('POST', `/api/v1/namespaces/${m.namespace}/pods/${m.name}/binding`, body)
+        .catch((e: unknown) => {
+          if (!isConflict(e) && !isNotFound(e))
+            this.#ctx.log.warn({ pod: `${m.namespace}/${m.name}`, err: String(e) }, 'bind failed');
+        });
+    };
+    informer.addHandlers({ onAdd: bind, onUpdate: (_o, p) => bind(p) });
+    this.#running.push(informer.run(this.#abort.signal));
+  }
+
+  async #releasePod(uid: string): Promise<void> {
+    await this.#o.network.tearDown({ uid });
+    await removeCgroups(`pod${uid}`);
+    await removeMountedDir(join(this.#ctx.podsDir, uid));
+  }
+
+  async #cleanupStale(): Promise<void> {
+    for (const r of this.#runtimes.values()) for (const id of await r.list()) await r.remove(id);
+    await mkdir(this.#ctx.podsDir, { recursive: true });
+    for (const uid of await readdir(this.#ctx.podsDir))
+      await removeMountedDir(join(this.#ctx.podsDir, uid));
+    for (const uid of await this.#o.network.list()) await this.#o.network.tearDown({ uid });
+    await removeCgroups('');
+  }
+
+  // PodContainers, for the streaming server.
+
+  #worker(pod: PodRef): PodWorker {
+    for (const w of this.#workers.values()) {
+      const m = w.pod.metadata ?? {};
+      if (m.namespace === pod.namespace && m.name === pod.name && (!pod.uid || pod.uid === w.uid))
+        return w;
+    }
+    throw new KubeletError(
+      'NotFound',
+      `pod ${pod.namespace}/${pod.name} is not running on node ${this.name}`,
+    );
+  }
+
+  #running_(pod: PodRef, container: string) {
+    const w = this.#worker(pod);
+    const slot = w.slot(container);
+    if (!slot)
+      throw new KubeletError('NotFound', `container ${container} is not valid for pod ${pod.name}`);
+    if (slot.record.state.kind !== 'running' || !slot.instance)
+      throw new KubeletError(
+        'NotRunning',
+        `container ${container} in pod ${pod.name} is not running (${slot.record.state.kind}${'reason' in slot.record.state ? `: ${slot.record.state.reason}` : ''})`,
+      );
+    return { w, slot, instance: slot.instance };
+  }
+
+  execCommand(
+    pod: PodRef,
+    container: string,
+    argv: readonly string[],
+    opts: { tty: boolean },
+  ): HostCommand {
+    const { w, instance } = this.#running_(pod, container);
+    return (w.runtime as ContainerRuntime).execCommand(instance.id, argv, opts);
+  }
+
+  logPath(
+    pod: PodRef,
+    container: string,
+    opts: { previous: boolean },
+  ): { path: string; running: boolean } | undefined {
+    const slot = this.#worker(pod).slot(container);
+    if (!slot)
+      throw new KubeletError('NotFound', `container ${container} is not valid for pod ${pod.name}`);
+    const n = slot.record.restartCount - (opts.previous ? 1 : 0);
+    const path = slot.logs[n];
+    if (!path) return undefined;
+    return { path, running: !opts.previous && slot.record.state.kind === 'running' };
+  }
+
+  attach(pod: PodRef, container: string): AttachTarget {
+    const { slot, instance } = this.#running_(pod, container);
+    return {
+      stdin: instance.process?.stdin,
+      subscribe: (l) => instance.subscribe(l),
+      exited: (instance.process?.exited ?? Promise.resolve()).then(() => undefined),
+      tty:
+        slot.record.state.kind === 'running' &&
+        (this.#worker(pod).pod.spec?.containers ?? []).some(
+          (c) => c.name === container && c.tty === true,
+        ),
+    };
+  }
+
+  netnsPath(pod: PodRef): string {
+    const p = this.#worker(pod).netnsPath;
+    if (!p)
+      throw new KubeletError(
+        'NotRunning',
+        `pod ${pod.namespace}/${pod.name} has no network sandbox`,
+      );
+    return p;
+  }
+}
+
+/** rmdir of our cgroups (deepest first) in every hierarchy; `sub` narrows to one pod. */
+export async function removeCgroups(sub: string): Promise<void> {
+  for (const ctrl of CGROUP_CONTROLLERS) {
+    const base = join('/sys/fs/cgroup', ctrl, CGROUP_PARENT, sub);
+    const dirs = await cgroupDirs(base);
+    for (const d of dirs.sort((a, b) => b.length - a.length)) await rmdir(d).catch(() => undefined);
+  }
+}
+
+async function cgroupDirs(base: string): Promise<string[]> {
+  const entries = await readdir(base, { withFileTypes: true }).catch(() => undefined);
+  if (!entries) return [];
+  const out = [base];
+  for (const e of entries) if (e.isDirectory()) out.push(...(await cgroupDirs(join(base, e.name))));
+  return out;
+}

@@ -1,0 +1,37 @@
+// What a PodWorker needs from its node: the seams (runtime, network, images, API objects) and
+// the node's settings. NodeAgent implements it; tests may too.
+import type { Pod, PodStatus } from '@agent-sandbox/kube-types';
+import type { ImageService } from '../images/image-service.ts';
+import type { PodNetwork } from '../network/pod-network.ts';
+import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import type { VolumeSource } from './pod-volumes.ts';
+
+export interface NodeLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface NodeContext {
+  log: NodeLogger;
+  images: ImageService;
+  network: PodNetwork;
+  objects: VolumeSource;
+  nodeIP: string;
+  podsDir: string;
+  logsDir: string;
+  claimsDir: string;
+  allowHostPath: boolean;
+  backoffBaseMs: number;
+  pidsLimit: number;
+  nodeMemoryBytes: number;
+  extraReadOnlyMounts: readonly { destination: string; source: string }[];
+  /** The runtime the pod's runtimeClassName selects; throws naming a missing class or handler. */
+  runtimeFor(pod: Pod): Promise<ContainerRuntime>;
+  /** PUT of pods/status; resolves to the stored object, or undefined when the pod is gone. */
+  writeStatus(pod: Pod, status: PodStatus): Promise<Pod | undefined>;
+  /** Final DELETE with grace 0 and a UID precondition. */
+  deletePod(pod: Pod): Promise<void>;
+  /** Tears down the pod's network, cgroups and directory (not its PVC directories). */
+  releasePod(uid: string): Promise<void>;
+}

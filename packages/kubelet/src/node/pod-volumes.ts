@@ -1,0 +1,173 @@
+// A pod's volumes as host directories the bundle binds (kubelet-and-oci §6.3): emptyDir under
+// the pod directory, configMap/secret/projected written as files, PVCs as a directory per claim
+// that outlives the pod, hostPath only when the node allows it.
+import type { Pod, Volume, VolumeMount } from '@agent-sandbox/kube-types';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { KubeletError } from '../errors.ts';
+import type { BundleMount } from '../runtime/oci-spec.ts';
+import type { ObjectSource } from './container-env.ts';
+
+export interface VolumeSource extends ObjectSource {
+  /** The uid of a bound (or bindable) claim; undefined when the claim does not exist. */
+  claimUid(namespace: string, name: string): Promise<string | undefined>;
+  serviceAccountToken(
+    namespace: string,
+    serviceAccount: string,
+    audiences: string[] | undefined,
+    expirationSeconds: number,
+  ): Promise<string>;
+}
+
+export interface VolumeOptions {
+  podDir: string;
+  /** Parent of PVC directories (`<claim uid>/`), kept across pod deletion. */
+  claimsDir: string;
+  allowHostPath: boolean;
+}
+
+function volumeError(v: Volume, why: string): KubeletError {
+  return new KubeletError('InvalidArgument', `volume "${v.name}": ${why}`);
+}
+
+async function writeItems(
+  dir: string,
+  entries: Record<string, string | Buffer>,
+  items: { key: string; path: string; mode?: number }[] | undefined,
+  mode: number,
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const chosen: { key: string; path: string; mode?: number }[] =
+    items ?? Object.keys(entries).map((key) => ({ key, path: key }));
+  for (const it of chosen) {
+    const v = entries[it.key];
+    if (v === undefined) continue;
+    const p = join(dir, it.path);
+    await mkdir(dirname(p), { recursive: true });
+    await writeFile(p, v);
+    await chmod(p, it.mode ?? mode);
+  }
+}
+
+const b64 = (data: Record<string, string> | undefined) =>
+  Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+
+/** Prepares every volume; returns volume name → host path. */
+export async function prepareVolumes(
+  pod: Pod,
+  src: VolumeSource,
+  o: VolumeOptions,
+): Promise<Map<string, string>> {
+  const ns = pod.metadata?.namespace ?? 'default';
+  const out = new Map<string, string>();
+  for (const v of pod.spec?.volumes ?? []) {
+    const dir = join(o.podDir, 'volumes', v.name);
+    if (v.emptyDir) {
+      await mkdir(dir, { recursive: true });
+      await chmod(dir, 0o777);
+    } else if (v.configMap) {
+      const cm = await src.configMap(ns, v.configMap.name ?? '');
+      if (!cm && !v.configMap.optional)
+        throw volumeError(v, `configmap "${v.configMap.name}" not found`);
+      await rm(dir, { recursive: true, force: true });
+      await writeItems(
+        dir,
+        { ...cm?.data, ...b64(cm?.binaryData) },
+        v.configMap.items,
+        v.configMap.defaultMode ?? 0o644,
+      );
+    } else if (v.secret) {
+      const s = await src.secret(ns, v.secret.secretName ?? '');
+      if (!s && !v.secret.optional)
+        throw volumeError(v, `secret "${v.secret.secretName}" not found`);
+      await rm(dir, { recursive: true, force: true });
+      await writeItems(dir, b64(s?.data), v.secret.items, v.secret.defaultMode ?? 0o644);
+    } else if (v.projected) {
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir, { recursive: true });
+      const mode = v.projected.defaultMode ?? 0o644;
+      for (const p of v.projected.sources ?? []) {
+        if (p.serviceAccountToken) {
+          const t = p.serviceAccountToken;
+          const token = await src.serviceAccountToken(
+            ns,
+            pod.spec?.serviceAccountName ?? 'default',
+            t.audience ? [t.audience] : undefined,
+            t.expirationSeconds ?? 3600,
+          );
+          await writeItems(dir, { token }, [{ key: 'token', path: t.path }], mode);
+        } else if (p.configMap) {
+          const cm = await src.configMap(ns, p.configMap.name ?? '');
+          if (!cm && !p.configMap.optional)
+            throw volumeError(v, `configmap "${p.configMap.name}" not found`);
+          await writeItems(dir, cm?.data ?? {}, p.configMap.items, mode);
+        } else if (p.secret) {
+          const s = await src.secret(ns, p.secret.name ?? '');
+          if (!s && !p.secret.optional) throw volumeError(v, `secret "${p.secret.name}" not found`);
+          await writeItems(dir, b64(s?.data), p.secret.items, mode);
+        } else if (p.downwardAPI) {
+          const files: Record<string, string> = {};
+          for (const f of p.downwardAPI.items ?? []) {
+            const path = f.fieldRef?.fieldPath;
+            files[f.path] =
+              path === 'metadata.namespace'
+                ? ns
+                : path === 'metadata.name'
+                  ? (pod.metadata?.name ?? '')
+                  : path === 'metadata.uid'
+                    ? (pod.metadata?.uid ?? '')
+                    : '';
+          }
+          await writeItems(dir, files, undefined, mode);
+        }
+      }
+    } else if (v.persistentVolumeClaim) {
+      const uid = await src.claimUid(ns, v.persistentVolumeClaim.claimName);
+      if (!uid)
+        throw volumeError(
+          v,
+          `persistentvolumeclaim "${v.persistentVolumeClaim.claimName}" not found`,
+        );
+      const claimDir = join(o.claimsDir, uid);
+      await mkdir(claimDir, { recursive: true });
+      out.set(v.name, claimDir);
+      continue;
+    } else if (v.hostPath) {
+      if (!o.allowHostPath)
+        throw volumeError(
+          v,
+          'hostPath volumes are refused on this node (allow them in the node agent configuration: allowHostPath)',
+        );
+      out.set(v.name, v.hostPath.path);
+      continue;
+    } else {
+      throw volumeError(
+        v,
+        'this volume type is not supported by the local node agent (use emptyDir, configMap, secret, projected, persistentVolumeClaim)',
+      );
+    }
+    out.set(v.name, dir);
+  }
+  return out;
+}
+
+/** The container's volumeMounts as bundle mounts. */
+export function volumeMounts(
+  mounts: readonly VolumeMount[] | undefined,
+  volumes: ReadonlyMap<string, string>,
+  container: string,
+): BundleMount[] {
+  return (mounts ?? []).map((m) => {
+    const source = volumes.get(m.name);
+    if (source === undefined)
+      throw new KubeletError(
+        'InvalidArgument',
+        `container ${container}: volumeMount "${m.name}" names no volume of the pod`,
+      );
+    return {
+      destination: m.mountPath,
+      source: m.subPath ? join(source, m.subPath) : source,
+      readOnly: m.readOnly === true,
+    };
+  });
+}

@@ -1,0 +1,397 @@
+// One pod on this node, from acceptance to the final DELETE (kubelet-and-oci §1–2): sandbox,
+// volumes, images, init containers in order, regular containers under the restart policy,
+// graceful termination. Status is computed by lifecycle/pod-status.ts and written on change.
+import type { Container, Pod } from '@agent-sandbox/kube-types';
+import { join } from 'node:path';
+import { errorMessage, isKubeletError } from '../errors.ts';
+import type { ImageRecord } from '../images/image-store.ts';
+import {
+  initialRecord,
+  restartBackoffMs,
+  shouldRestart,
+  terminatedReason,
+  type ContainerRecord,
+} from '../lifecycle/container-record.ts';
+import { computePodStatus } from '../lifecycle/pod-status.ts';
+import type { PodNetworkStatus } from '../network/pod-network.ts';
+import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import { buildOciSpec } from '../runtime/oci-spec.ts';
+import { resolveEnv } from './container-env.ts';
+import { ContainerInstance } from './container-instance.ts';
+import { criLogPath } from './cri-log.ts';
+import type { NodeContext } from './node-context.ts';
+import { prepareVolumes, volumeMounts } from './pod-volumes.ts';
+import { writePodFiles } from './pod-files.ts';
+
+type Slot = { record: ContainerRecord; instance?: ContainerInstance; logs: string[] };
+
+export class PodWorker {
+  readonly uid: string;
+  #pod: Pod;
+  readonly #ctx: NodeContext;
+  readonly #slots = new Map<string, Slot>();
+  readonly #initNames: string[];
+  #network: PodNetworkStatus | undefined;
+  #runtime: ContainerRuntime | undefined;
+  #terminating = false;
+  #gone = false;
+  #stopSignal: Promise<void>;
+  #stop: () => void = () => undefined;
+  #startTime: string;
+  #published = '';
+  #publishing: Promise<void> = Promise.resolve();
+  readonly done: Promise<void>;
+
+  constructor(ctx: NodeContext, pod: Pod) {
+    this.#ctx = ctx;
+    this.#pod = pod;
+    this.uid = pod.metadata?.uid ?? '';
+    this.#startTime = pod.status?.startTime ?? new Date().toISOString();
+    this.#stopSignal = new Promise((r) => (this.#stop = r));
+    const spec = pod.spec;
+    const hasInit = (spec?.initContainers ?? []).length > 0;
+    this.#initNames = (spec?.initContainers ?? []).map((c) => c.name);
+    for (const c of [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])]) {
+      const record = initialRecord(
+        c.name,
+        c.image ?? '',
+        hasInit && !this.#initNames.includes(c.name),
+      );
+      const prev = [
+        ...(pod.status?.containerStatuses ?? []),
+        ...(pod.status?.initContainerStatuses ?? []),
+      ].find((s) => s.name === c.name);
+      if (prev) record.restartCount = prev.restartCount + (prev.state?.running ? 1 : 0); // adopted after an agent restart
+      this.#slots.set(c.name, { record, logs: [] });
+    }
+    this.done = this.#run().catch((e: unknown) =>
+      ctx.log.error({ pod: this.#key, err: errorMessage(e) }, 'pod worker failed'),
+    );
+  }
+
+  get #key(): string {
+    return `${this.#pod.metadata?.namespace}/${this.#pod.metadata?.name}`;
+  }
+  get pod(): Pod {
+    return this.#pod;
+  }
+  get netnsPath(): string | undefined {
+    return this.#network?.netnsPath;
+  }
+  get runtime(): ContainerRuntime | undefined {
+    return this.#runtime;
+  }
+  slot(name: string): Slot | undefined {
+    return this.#slots.get(name);
+  }
+
+  /** The latest object from the watch; a deletionTimestamp starts graceful termination. */
+  update(pod: Pod): void {
+    this.#pod = pod;
+    if (pod.metadata?.deletionTimestamp && !this.#terminating) {
+      this.#terminating = true;
+      this.#stop();
+    }
+  }
+
+  /** The object is gone (force deletion): stop everything now, write nothing. */
+  vanish(): void {
+    this.#gone = true;
+    this.#terminating = true;
+    this.#stop();
+  }
+
+  async #run(): Promise<void> {
+    await this.#publish();
+    const work = this.#runContainers();
+    await Promise.race([work, this.#stopSignal]);
+    if (!this.#terminating) {
+      // Every container is done for good (restartPolicy): the sandbox goes, the object stays.
+      await this.#ctx.releasePod(this.uid);
+      this.#network = undefined;
+      await this.#publish();
+    }
+    await this.#stopSignal;
+    await this.#terminate(work);
+  }
+
+  async #runContainers(): Promise<void> {
+    try {
+      this.#runtime = await this.#ctx.runtimeFor(this.#pod);
+      const meta = this.#pod.metadata ?? {};
+      this.#network = await this.#ctx.network.setUp({
+        namespace: meta.namespace ?? 'default',
+        name: meta.name ?? '',
+        uid: this.uid,
+        labels: meta.labels ?? {},
+        hostname: this.#pod.spec?.hostname ?? meta.name ?? '',
+      });
+      await this.#publish();
+      const volumes = await prepareVolumes(this.#pod, this.#ctx.objects, {
+        podDir: this.#podDir,
+        claimsDir: this.#ctx.claimsDir,
+        allowHostPath: this.#ctx.allowHostPath,
+      });
+      const files = await writePodFiles(this.#podDir, this.#pod, this.#network);
+      const mountsFor = (c: Container) => [
+        ...volumeMounts(c.volumeMounts, volumes, c.name),
+        ...files,
+      ];
+      if (await this.#runInit(mountsFor)) {
+        await Promise.all(
+          (this.#pod.spec?.containers ?? []).map((c) => this.#supervise(c, mountsFor, false)),
+        );
+      }
+    } catch (e) {
+      // Sandbox, runtime class or volume failure: containers wait with the reason.
+      for (const s of this.#slots.values())
+        if (s.record.state.kind === 'waiting')
+          s.record.state = {
+            kind: 'waiting',
+            reason: 'CreateContainerConfigError',
+            message: errorMessage(e),
+          };
+      this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'pod cannot start');
+      await this.#publish();
+    }
+  }
+
+  get #podDir(): string {
+    return join(this.#ctx.podsDir, this.uid);
+  }
+
+  async #runInit(mountsFor: (c: Container) => ReturnType<typeof volumeMounts>): Promise<boolean> {
+    for (const c of this.#pod.spec?.initContainers ?? []) {
+      const ok = await this.#supervise(c, mountsFor, true);
+      if (!ok) return false;
+    }
+    return !this.#terminating;
+  }
+
+  /** Runs container `c` until it is done under the restart policy; true when it succeeded. */
+  async #supervise(
+    c: Container,
+    mountsFor: (c: Container) => ReturnType<typeof volumeMounts>,
+    init: boolean,
+  ): Promise<boolean> {
+    const slot = this.#slots.get(c.name) as Slot;
+    const policy = this.#pod.spec?.restartPolicy ?? 'Always';
+    let failures = 0;
+    while (!this.#terminating) {
+      const image = await this.#pull(c, slot);
+      if (!image) return false;
+      let exit;
+      try {
+        exit = await this.#runOnce(c, slot, image, mountsFor(c));
+      } catch (e) {
+        const reason = isKubeletError(e, 'InvalidArgument')
+          ? 'CreateContainerConfigError'
+          : 'CreateContainerError';
+        slot.record.state = { kind: 'waiting', reason, message: errorMessage(e) };
+        await this.#publish();
+        if (!(await this.#sleep(restartBackoffMs(++failures, this.#ctx.backoffBaseMs))))
+          return false;
+        continue;
+      }
+      const restart = init
+        ? exit.exitCode !== 0 && policy !== 'Never'
+        : shouldRestart(policy, exit.exitCode);
+      if (this.#terminating || !restart) return exit.exitCode === 0;
+      failures++;
+      const delay = restartBackoffMs(failures, this.#ctx.backoffBaseMs);
+      const p = this.#pod.metadata ?? {};
+      slot.record.lastTerminated =
+        slot.record.state.kind === 'terminated'
+          ? { ...slot.record.state }
+          : slot.record.lastTerminated;
+      slot.record.state = {
+        kind: 'waiting',
+        reason: 'CrashLoopBackOff',
+        message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${p.name}_${p.namespace}(${this.uid})`,
+      };
+      slot.record.restartCount++;
+      await this.#publish();
+      if (!(await this.#sleep(delay))) return false;
+    }
+    return false;
+  }
+
+  async #pull(c: Container, slot: Slot): Promise<ImageRecord | undefined> {
+    let attempts = 0;
+    while (!this.#terminating) {
+      try {
+        const { record } = await this.#ctx.images.ensure(
+          c.image ?? '',
+          c.imagePullPolicy as 'Always' | 'IfNotPresent' | 'Never' | undefined,
+        );
+        slot.record.imageID = record.imageId;
+        slot.record.image = record.name;
+        return record;
+      } catch (e) {
+        const code = isKubeletError(e) ? e.code : 'ImagePull';
+        const reason =
+          code === 'InvalidImageName'
+            ? 'InvalidImageName'
+            : code === 'ImageNotPresent'
+              ? 'ErrImageNeverPull'
+              : 'ErrImagePull';
+        slot.record.state = { kind: 'waiting', reason, message: errorMessage(e) };
+        await this.#publish();
+        if (reason === 'InvalidImageName') return undefined;
+        const delay = restartBackoffMs(++attempts, this.#ctx.backoffBaseMs);
+        if (reason === 'ErrImagePull') {
+          // The first failure shows ErrImagePull; the wait that follows shows ImagePullBackOff.
+          if (!(await this.#sleep(Math.min(delay, 1000)))) return undefined;
+          slot.record.state = {
+            kind: 'waiting',
+            reason: 'ImagePullBackOff',
+            message: `Back-off pulling image "${c.image}"`,
+          };
+          await this.#publish();
+        }
+        if (!(await this.#sleep(delay))) return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  async #runOnce(
+    c: Container,
+    slot: Slot,
+    image: ImageRecord,
+    mounts: ReturnType<typeof volumeMounts>,
+  ) {
+    const runtime = this.#runtime as ContainerRuntime;
+    const pod = this.#pod;
+    const meta = pod.metadata ?? {};
+    const ips = { podIP: this.#network?.ips[0] ?? '', hostIP: this.#ctx.nodeIP };
+    const env = await resolveEnv(pod, c, this.#ctx.objects, ips);
+    const imageRootfs = await this.#ctx.images.store.rootfs(image);
+    const n = slot.record.restartCount;
+    const cgroupsPath = `/agent-sandbox/pod${this.uid}/${c.name}-${n}`;
+    const logPath = criLogPath(
+      this.#ctx.logsDir,
+      { namespace: meta.namespace ?? '', name: meta.name ?? '', uid: this.uid },
+      c.name,
+      n,
+    );
+    const instance = new ContainerInstance({
+      runtime,
+      dir: join(this.#podDir, 'containers', `${c.name}-${n}`),
+      imageRootfs,
+      logPath,
+      cgroupsPath,
+      stdin: c.stdin === true,
+      config: (rootfs, terminationLog) =>
+        buildOciSpec({
+          pod,
+          container: c,
+          image: image.config,
+          rootfs,
+          netnsPath: this.#network?.netnsPath ?? '',
+          cgroupsPath,
+          hostname: pod.spec?.hostname ?? meta.name ?? '',
+          env,
+          mounts: [
+            ...mounts,
+            {
+              destination: c.terminationMessagePath ?? '/dev/termination-log',
+              source: terminationLog,
+              readOnly: false,
+            },
+          ],
+          extraReadOnlyMounts: this.#ctx.extraReadOnlyMounts,
+          pidsLimit: this.#ctx.pidsLimit,
+          nodeMemoryBytes: this.#ctx.nodeMemoryBytes,
+        }),
+    });
+    slot.instance = instance;
+    slot.logs[n] = logPath;
+    await instance.start();
+    const startedAt = new Date().toISOString();
+    slot.record.containerID = instance.containerID;
+    slot.record.state = { kind: 'running', startedAt };
+    slot.record.started = true;
+    slot.record.ready = !this.#initNames.includes(c.name);
+    await this.#publish();
+    const exit = await instance.wait();
+    slot.record.ready = false;
+    slot.record.started = false;
+    slot.record.state = {
+      kind: 'terminated',
+      exitCode: exit.exitCode,
+      reason: terminatedReason(exit.exitCode, exit.oomKilled),
+      ...(exit.message ? { message: exit.message } : {}),
+      startedAt,
+      finishedAt: exit.finishedAt,
+      containerID: instance.containerID,
+    };
+    this.#ctx.log.info(
+      { pod: this.#key, container: c.name, exitCode: exit.exitCode, oomKilled: exit.oomKilled },
+      'container exited',
+    );
+    await this.#publish();
+    return exit;
+  }
+
+  /** Sleeps, ending early (false) when termination starts. */
+  async #sleep(ms: number): Promise<boolean> {
+    let t: NodeJS.Timeout | undefined;
+    const slept = await Promise.race([
+      new Promise<boolean>((r) => (t = setTimeout(() => r(true), ms))),
+      this.#stopSignal.then(() => false),
+    ]);
+    clearTimeout(t);
+    return slept && !this.#terminating;
+  }
+
+  async #terminate(work: Promise<void>): Promise<void> {
+    const graceSeconds = this.#gone
+      ? 0
+      : (this.#pod.metadata?.deletionGracePeriodSeconds ??
+        this.#pod.spec?.terminationGracePeriodSeconds ??
+        30);
+    const graceMs = Math.max(this.#gone ? 0 : 2000, graceSeconds * 1000);
+    await Promise.all([...this.#slots.values()].map((s) => s.instance?.stop(graceMs)));
+    await work; // supervisors see #terminating and return; one may have started an instance
+    await Promise.all([...this.#slots.values()].map((s) => s.instance?.stop(0)));
+    await this.#ctx.releasePod(this.uid);
+    this.#network = undefined;
+    if (this.#gone) return;
+    await this.#publish(true);
+    await this.#ctx.deletePod(this.#pod);
+  }
+
+  /** Writes the computed status when it changed; serialised, and never after the object is gone. */
+  #publish(terminal = false): Promise<void> {
+    const run = this.#publishing.then(async () => {
+      if (this.#gone) return;
+      const all = [...this.#slots.values()].map((s) => s.record);
+      const status = computePodStatus({
+        pod: this.#pod,
+        init: all.filter((r) => this.#initNames.includes(r.name)),
+        containers: all.filter((r) => !this.#initNames.includes(r.name)),
+        sandboxReady: this.#network !== undefined,
+        terminal,
+        hostIP: this.#ctx.nodeIP,
+        podIPs: this.#network?.ips ?? [],
+        startTime: this.#startTime,
+        now: new Date().toISOString(),
+      });
+      const key = JSON.stringify({
+        ...status,
+        conditions: status.conditions?.map((c) => ({ ...c, lastTransitionTime: undefined })),
+      });
+      if (key === this.#published) return;
+      const written = await this.#ctx.writeStatus(this.#pod, status);
+      if (written) {
+        this.#published = key;
+        this.#pod = written;
+      }
+    });
+    this.#publishing = run.catch((e: unknown) =>
+      this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'status write failed'),
+    );
+    return this.#publishing;
+  }
+}

@@ -1,0 +1,46 @@
+// After a test that ran containers: nothing of ours may be left — runtime state, mounts under
+// the data dir, network namespaces, cgroups, processes started from the data dir.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface LeakCheckOptions {
+  dataDir: string;
+  /** Runtime state directories (`--root`) that must be empty. */
+  runtimeStateDirs: string[];
+  /** netns name prefix of the pod network under test. */
+  netnsPrefix: string;
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Human-readable leaks; empty when clean. */
+export function findLeaks(o: LeakCheckOptions): string[] {
+  const leaks: string[] = [];
+  for (const d of o.runtimeStateDirs)
+    for (const id of list(d)) leaks.push(`runtime state ${join(d, id)}`);
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[4] ?? '');
+  for (const m of mounts) if (m.startsWith(`${o.dataDir}/`)) leaks.push(`mount ${m}`);
+  for (const n of list('/run/netns')) if (n.startsWith(o.netnsPrefix)) leaks.push(`netns ${n}`);
+  for (const ctrl of list('/sys/fs/cgroup'))
+    for (const pod of list(join('/sys/fs/cgroup', ctrl, 'agent-sandbox')))
+      if (pod.startsWith('pod')) leaks.push(`cgroup ${ctrl}/agent-sandbox/${pod}`);
+  for (const pid of list('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    let cmd = '';
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue;
+    }
+    if (cmd.includes(o.dataDir)) leaks.push(`process ${pid}: ${cmd.slice(0, 120)}`);
+  }
+  return leaks;
+}
