@@ -1,5 +1,6 @@
 // The node agent against our embedded API server with real runc containers from the busybox
 // test image. Few pods, short lives: this file stays within a few seconds of container time.
+// eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';

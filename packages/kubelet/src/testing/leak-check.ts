@@ -19,6 +19,14 @@ function list(dir: string): string[] {
   }
 }
 
+function cmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return ''; // exited meanwhile
+  }
+}
+
 /** Human-readable leaks; empty when clean. */
 export function findLeaks(o: LeakCheckOptions): string[] {
   const leaks: string[] = [];
@@ -34,12 +42,7 @@ export function findLeaks(o: LeakCheckOptions): string[] {
       if (pod.startsWith('pod')) leaks.push(`cgroup ${ctrl}/agent-sandbox/${pod}`);
   for (const pid of list('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
-    let cmd = '';
-    try {
-      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    } catch {
-      continue;
-    }
+    const cmd = cmdline(pid);
     if (cmd.includes(o.dataDir)) leaks.push(`process ${pid}: ${cmd.slice(0, 120)}`);
   }
   return leaks;
