@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 /** Collections the manager lists and watches across all namespaces. */
 const SCOPED =
-  /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/(pods|services|persistentvolumeclaims|sandboxes|events)(?=\?|$)/;
+  /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/(pods|services|persistentvolumeclaims|sandboxes|events|sandboxclaims|sandboxwarmpools|sandboxtemplates|networkpolicies)(?=\?|$)/;
 
 /** `/api/v1/pods?watch=1` → `/api/v1/namespaces/<ns>/pods?watch=1`; other paths unchanged. */
 export function scopePath(path: string, namespace: string): string {

@@ -13,6 +13,7 @@ import {
 } from '../extensions/resources.ts';
 import { isSandboxReady } from '../sandbox-warm-pool/plan.ts';
 import { desiredPodTemplateMetadata } from './claim-sandbox.ts';
+import { withWarmEnv } from './warm-env.ts';
 
 /** Why a Sandbox may not be adopted by the claim, or undefined when it may (verifyCandidate). */
 export function candidateProblem(sandbox: SandboxObj, claim: ClaimObject): string | undefined {
@@ -84,6 +85,8 @@ export function adoptedSandbox(
     base.annotations = { ...(base.annotations ?? {}), [Annotations.SafeToEvict]: evict };
   }
   const podMetadata = desiredPodTemplateMetadata(claim, base, templateName);
+  const annotated = withWarmEnv(podMetadata.annotations, claim, template);
+  if (annotated !== undefined) podMetadata.annotations = annotated;
   // The Sandbox's existing ref hash wins over a recomputed one (§12.4.2).
   podMetadata.labels = {
     ...podMetadata.labels,

@@ -55,6 +55,12 @@ import {
 import { claimStatusEqual, claimStatusPatch, computeClaimStatus } from './claim-status.ts';
 import type { FirstSeenTimes } from './first-seen.ts';
 import { CLAIM_FIELD_OWNER, WarmAdopter } from './warm-adopter.ts';
+import {
+  reservedAnnotationError,
+  resolveWarmEnv,
+  warmEnvEnabled,
+  withWarmEnv,
+} from './warm-env.ts';
 
 export { CLAIM_FIELD_OWNER } from './warm-adopter.ts';
 export const WARM_CANDIDATE_GRACE_MS = 2_000;
@@ -291,7 +297,9 @@ export class SandboxClaimReconciler implements Reconciler {
 
   /** §12.3: validate, find/adopt/create, then keep the bound Sandbox's metadata in line. */
   async #active(claim: ClaimObject, pass: Pass): Promise<Found> {
-    const invalid = validateAdditionalPodMetadata(claim, this.#o.allowedLabelDomains ?? []);
+    const invalid =
+      validateAdditionalPodMetadata(claim, this.#o.allowedLabelDomains ?? []) ??
+      reservedAnnotationError(claim);
     if (invalid !== undefined) return { claim, error: invalid };
     let found: Found = { claim };
     try {
@@ -330,9 +338,14 @@ export class SandboxClaimReconciler implements Reconciler {
       }
       return { claim, sandbox: await this.#ensureLaunchType(named, 'cold', pass) };
     }
+    const hasEnv = (claim.spec.env?.length ?? 0) > 0;
     const forcesCold =
-      (claim.spec.env?.length ?? 0) > 0 || (claim.spec.volumeClaimTemplates?.length ?? 0) > 0;
+      (hasEnv && !warmEnvEnabled(this.#templateOf(claim))) ||
+      (claim.spec.volumeClaimTemplates?.length ?? 0) > 0;
     if (!forcesCold) {
+      // Warm env: the template's policy is checked before a candidate is taken.
+      const template = hasEnv ? this.#templateOf(claim) : undefined;
+      if (template !== undefined) resolveWarmEnv(claim, template);
       const candidate = this.#adopter.candidate(claim);
       if (candidate.sandbox !== undefined) return this.#adopt(claim, candidate.sandbox, pass);
       if (candidate.pending) {
@@ -485,6 +498,10 @@ export class SandboxClaimReconciler implements Reconciler {
     }
     const name = template.metadata.name ?? '';
     const podMetadata = desiredPodTemplateMetadata(claim, template.spec.podTemplate.metadata, name);
+    if (sandbox.metadata.name !== claim.metadata.name) {
+      const annotated = withWarmEnv(podMetadata.annotations, claim, template);
+      if (annotated !== undefined) podMetadata.annotations = annotated;
+    }
     const labels = { ...(sandbox.metadata.labels ?? {}) };
     labels[Labels.SandboxTemplateRefHash] =
       podMetadata.labels?.[Labels.SandboxTemplateRefHash] ?? '';

@@ -15,6 +15,7 @@ import {
   type SandboxObj,
 } from '../../extensions/resources.ts';
 import { SANDBOXES } from '../../sandbox/child-writes.ts';
+import { CLAIM_ENV_ANNOTATION, WARM_ENV_ANNOTATION } from '../warm-env.ts';
 import {
   createClaim,
   createPool,
@@ -330,6 +331,69 @@ export function defineClaimScenarios(target: TestTarget): void {
         const again = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'bound');
         expect(again.status?.sandbox?.name).toBe(first.status?.sandbox?.name);
         expect(await listMembers(world, 'noreadopt')).toHaveLength(1);
+      });
+    });
+
+    describe.concurrent('TestSandboxClaimWarmEnv (beyond upstream, ADR 0017)', () => {
+      it('TestSandboxClaimWarmEnv: with the template opt-in a claim with env adopts warm; the env reaches the running Pod as an annotation', async () => {
+        const tpl = newTemplate(world.ns, 'tpl-warm-env', { envVarsInjectionPolicy: 'Allowed' });
+        tpl.metadata.annotations = { [WARM_ENV_ANNOTATION]: 'pod-annotation' };
+        await createTemplate(world, tpl);
+        await createPool(world, newPool(world.ns, 'warm-env', 'tpl-warm-env', { replicas: 1 }));
+        await poolSettled(world, 'warm-env', 1);
+        const [member] = await listMembers(world, 'warm-env');
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-warm', 'warm-env', { env: [{ name: 'TOKEN', value: 't-1' }] }),
+        );
+        const done = await readyReason('env-warm', 'DependenciesReady');
+        expect(done.status?.sandbox?.name).toBe(member?.metadata.name);
+        const want = JSON.stringify([{ containerName: 'main', name: 'TOKEN', value: 't-1' }]);
+        const pod = await eventually(async () => {
+          const p = await world.client.get<KubeObject>(PODS, world.ns, member?.metadata.name ?? '');
+          return p.metadata.annotations?.[CLAIM_ENV_ANNOTATION] === want ? p : undefined;
+        });
+        expect(pod.metadata.uid).toBeDefined();
+        // The Pod was not replaced: same Sandbox, spec env untouched.
+        const s = await world.client.get<SandboxObj>(
+          SANDBOXES,
+          world.ns,
+          member?.metadata.name ?? '',
+        );
+        expect(s.spec.podTemplate.spec.containers[0]?.env).toBeUndefined();
+      });
+
+      it('TestSandboxClaimWarmEnv: without the opt-in env forces a cold start (upstream); the policy still applies on the warm path', async () => {
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'tpl-env-cold', { envVarsInjectionPolicy: 'Allowed' }),
+        );
+        await createPool(world, newPool(world.ns, 'env-cold', 'tpl-env-cold', { replicas: 1 }));
+        await poolSettled(world, 'env-cold', 1);
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-cold-claim', 'env-cold', { env: [{ name: 'A', value: '1' }] }),
+        );
+        const cold = await readyReason('env-cold-claim', 'DependenciesReady');
+        expect(cold.status?.sandbox?.name).toBe('env-cold-claim');
+        const denied = newTemplate(world.ns, 'tpl-env-denied');
+        denied.metadata.annotations = { [WARM_ENV_ANNOTATION]: 'pod-annotation' };
+        await createTemplate(world, denied);
+        await createPool(world, newPool(world.ns, 'env-denied', 'tpl-env-denied', { replicas: 1 }));
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-denied-claim', 'env-denied', {
+            env: [{ name: 'A', value: '1' }],
+          }),
+        );
+        await readyReason('env-denied-claim', 'EnvVarsInjectionRejected');
+        await createClaim(
+          world,
+          newClaim(world.ns, 'env-smuggle', 'cold', {
+            additionalPodMetadata: { annotations: { [CLAIM_ENV_ANNOTATION]: '[]' } },
+          }),
+        );
+        await readyReason('env-smuggle', 'InvalidMetadata');
       });
     });
 

@@ -1,0 +1,200 @@
+// The claim storm (issue 10, "Must show"): a Ready warm pool of 200, then 300 SandboxClaims created
+// at once against it, with `agent-sandbox controller --extensions` as a child process — left alone,
+// or SIGKILLed at seeded random moments mid-storm and restarted. Then every claim must be Ready
+// with a Sandbox of its own, no Sandbox bound to or owned by two claims, no orphan, and the pool
+// back to 200 Ready members (claim-invariants.ts). One module, both targets.
+import {
+  SANDBOX_CLAIMS,
+  SANDBOX_TEMPLATES,
+  SANDBOX_WARM_POOLS,
+  SANDBOXES,
+} from '@agent-sandbox/controllers';
+import type { KubeClient } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+import { startScriptedKubelet } from '../../packages/controllers/src/testing/scripted-kubelet.ts';
+import { seededRandom } from './chaos-plan.ts';
+import { checkClaimStorm, type Claim, type Sandbox, type StormSplit } from './claim-invariants.ts';
+import { startManager, sumSamples, type ManagerProcess } from './manager-process.ts';
+
+export interface StormTarget {
+  client: KubeClient;
+  namespace: string;
+  managerKubeconfig: string;
+  /** No kubelet on the target: a scripted one reports every Pod Running and Ready. */
+  playKubelet: boolean;
+}
+
+export interface StormOptions {
+  /** @default 300 */
+  claims?: number;
+  /** @default 200 */
+  poolReplicas?: number;
+  /** SIGKILLs of the manager during the storm. @default 0 */
+  kills?: number;
+  seed: number;
+  /** @default 180_000 */
+  convergeTimeoutMs?: number;
+  log: (line: string) => void;
+}
+
+export interface StormResult {
+  violations: string[];
+  split: StormSplit;
+  /** ms from the first claim create until every invariant held (undefined: never). */
+  convergedAfterMs: number | undefined;
+  /** Per kill: how many claims were bound when the manager died, and its in-flight claim passes. */
+  kills: { liveMs: number; boundAtKill: number; claimsInFlight: number }[];
+}
+
+const POOL = 'storm';
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const MANAGER_ARGS = ['--extensions', '--sandbox-warm-pool-max-batch-size=300'];
+
+async function until(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+async function listState(
+  client: KubeClient,
+  ns: string,
+): Promise<{ claims: Claim[]; sandboxes: Sandbox[] }> {
+  const [claims, sandboxes] = await Promise.all([
+    client.list<Claim>(SANDBOX_CLAIMS, ns),
+    client.list<Sandbox>(SANDBOXES, ns),
+  ]);
+  return { claims: claims.items, sandboxes: sandboxes.items };
+}
+
+async function createPool(target: StormTarget, replicas: number): Promise<void> {
+  const group = 'extensions.agents.x-k8s.io/v1beta1';
+  const ns = target.namespace;
+  await target.client.create(SANDBOX_TEMPLATES, {
+    apiVersion: group,
+    kind: 'SandboxTemplate',
+    metadata: { name: POOL, namespace: ns },
+    spec: {
+      podTemplate: {
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'main', image: 'busybox' }],
+        },
+      },
+    },
+  } as KubeObject);
+  await target.client.create(SANDBOX_WARM_POOLS, {
+    apiVersion: group,
+    kind: 'SandboxWarmPool',
+    metadata: { name: POOL, namespace: ns },
+    spec: { sandboxTemplateRef: { name: POOL }, replicas },
+  } as KubeObject);
+}
+
+export async function runClaimStorm(
+  target: StormTarget,
+  options: StormOptions,
+): Promise<StormResult> {
+  const claims = options.claims ?? 300;
+  const replicas = options.poolReplicas ?? 200;
+  const random = seededRandom(options.seed);
+  const plan = Array.from({ length: options.kills ?? 0 }, () => ({
+    liveMs: Math.round(150 + random() * 1_200),
+    downMs: Math.round(50 + random() * 400),
+  }));
+  options.log(
+    `claim storm: seed ${options.seed}, ${claims} claims against a pool of ${replicas}, ` +
+      `${plan.length} kills (${plan.map((k) => `${k.liveMs}/${k.downMs} ms`).join(', ') || 'none'})`,
+  );
+  const kubelet = target.playKubelet
+    ? startScriptedKubelet(target.client, target.namespace)
+    : undefined;
+  let manager: ManagerProcess = startManager(target.managerKubeconfig, MANAGER_ARGS);
+  const ns = target.namespace;
+  try {
+    await manager.serving;
+    await createPool(target, replicas);
+    const poolStart = Date.now();
+    await until(`${replicas} Ready pool members`, 240_000, async () => {
+      const pool = await target.client.get<KubeObject & { status?: { readyReplicas?: number } }>(
+        SANDBOX_WARM_POOLS,
+        ns,
+        POOL,
+      );
+      return pool.status?.readyReplicas === replicas;
+    });
+    options.log(`pool of ${replicas} Ready after ${Date.now() - poolStart} ms`);
+
+    const start = Date.now();
+    const creates = Promise.all(
+      Array.from({ length: claims }, (_, i) =>
+        target.client.create(SANDBOX_CLAIMS, {
+          apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+          kind: 'SandboxClaim',
+          metadata: { name: `claim-${String(i).padStart(3, '0')}`, namespace: ns },
+          spec: { warmPoolRef: { name: POOL } },
+        } as KubeObject),
+      ),
+    );
+    const kills: StormResult['kills'] = [];
+    for (const k of plan) {
+      // Count the life from the moment its caches synced, so the kill lands mid-work.
+      await until(
+        'the manager to start its workers',
+        60_000,
+        async () => manager.workersStartedAt() !== undefined,
+      );
+      await sleep(k.liveMs);
+      const text = await fetch(`http://${await manager.serving}/metrics`)
+        .then((r) => r.text())
+        .catch(() => '');
+      const claimsInFlight = sumSamples(text, 'controller_runtime_active_workers', {
+        controller: 'sandboxclaim',
+      });
+      await manager.kill();
+      const state = await listState(target.client, ns);
+      const boundAtKill = state.claims.filter((c) => c.status?.sandbox?.name).length;
+      kills.push({ liveMs: k.liveMs, boundAtKill, claimsInFlight });
+      options.log(
+        `SIGKILL after ${k.liveMs} ms: ${claimsInFlight} claim passes in flight, ${boundAtKill} claims bound`,
+      );
+      await sleep(k.downMs);
+      manager = startManager(target.managerKubeconfig, MANAGER_ARGS);
+      await manager.serving;
+    }
+    await creates;
+    options.log(`${claims} claims created after ${Date.now() - start} ms`);
+    const deadline = Date.now() + (options.convergeTimeoutMs ?? 180_000);
+    for (;;) {
+      const result = checkClaimStorm(await listState(target.client, ns), {
+        claims,
+        pool: POOL,
+        poolReplicas: replicas,
+      });
+      if (result.violations.length === 0) {
+        const convergedAfterMs = Date.now() - start;
+        options.log(
+          `converged ${convergedAfterMs} ms after the first create: ${result.split.warm} warm, ${result.split.cold} cold`,
+        );
+        return { ...result, convergedAfterMs, kills };
+      }
+      if (Date.now() > deadline) {
+        options.log(
+          `not converged: ${result.violations.length} violations, first: ${result.violations.slice(0, 5).join(' | ')}`,
+        );
+        return { ...result, convergedAfterMs: undefined, kills };
+      }
+      await sleep(1_000);
+    }
+  } finally {
+    await manager.kill();
+    await kubelet?.stop();
+  }
+}
