@@ -159,8 +159,8 @@ export async function runClaimStorm(
         controller: 'sandboxclaim',
       });
       await manager.kill();
-      const state = await listState(target.client, ns);
-      const boundAtKill = state.claims.filter((c) => c.status?.sandbox?.name).length;
+      const state = await listState(target.client, ns).catch(() => undefined);
+      const boundAtKill = state?.claims.filter((c) => c.status?.sandbox?.name).length ?? -1;
       kills.push({ liveMs: k.liveMs, boundAtKill, claimsInFlight });
       options.log(
         `SIGKILL after ${k.liveMs} ms: ${claimsInFlight} claim passes in flight, ${boundAtKill} claims bound`,
@@ -173,11 +173,16 @@ export async function runClaimStorm(
     options.log(`${claims} claims created after ${Date.now() - start} ms`);
     const deadline = Date.now() + (options.convergeTimeoutMs ?? 180_000);
     for (;;) {
-      const result = checkClaimStorm(await listState(target.client, ns), {
-        claims,
-        pool: POOL,
-        poolReplicas: replicas,
+      // A loaded machine may answer a list late: that poll just does not count.
+      const state = await listState(target.client, ns).catch((err: unknown) => {
+        options.log(`listing failed (${String(err)}); polling again`);
+        return undefined;
       });
+      if (state === undefined) {
+        if (Date.now() > deadline) throw new Error('no listing succeeded before the deadline');
+        continue;
+      }
+      const result = checkClaimStorm(state, { claims, pool: POOL, poolReplicas: replicas });
       if (result.violations.length === 0) {
         const convergedAfterMs = Date.now() - start;
         options.log(

@@ -1,0 +1,247 @@
+// One claims run on a target (upstream's scalability workload, perf §1.9): the API server's raw
+// write rate (ConfigMaps, 50 in flight), then our manager with --extensions, a warm pool of P,
+// and C claims created open-loop at R/s. Latency per claim from the client's watch (create sent →
+// Ready seen) and from the controller (its first-observed → first-ready annotations, what the
+// agent_sandbox_claim_controller_startup_latency_ms histogram observes), API writes per claim,
+// controller CPU and peak RSS.
+import { CONFIG_MAPS, NAMESPACES, type KubeClient } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+import { SANDBOX_CLAIMS, SANDBOX_TEMPLATES, SANDBOX_WARM_POOLS } from '@agent-sandbox/controllers';
+import { performance } from 'node:perf_hooks';
+import { startController } from '../controller/controller-process.ts';
+import { cpuSnapshot, cpuUsed, memoryMbOf } from '../controller/proc.ts';
+import { parseSamples, sumBy, total } from '../controller/prom.ts';
+import { buckets, histogramQuantile, percentiles, type Percentiles } from './stats.ts';
+import type { ClaimsTarget } from './target.ts';
+
+export interface RunOptions {
+  pool: number;
+  claims: number;
+  rate: number;
+  controllerArgs: readonly string[];
+  logDir: string;
+  log: (m: string) => void;
+}
+
+export interface RunResult {
+  target: string;
+  pool: number;
+  claims: number;
+  rate: number;
+  rawWritesPerSecond: number;
+  poolReadySeconds: number;
+  achievedRate: number;
+  client: Percentiles | undefined;
+  controller: Percentiles | undefined;
+  /** Upper bucket bounds of the controller histogram (its buckets start at 100 ms). */
+  histogram: { p50?: number; p90?: number; p99?: number };
+  warm: number;
+  cold: number;
+  apiWritesPerClaim: number;
+  writesByVerb: Record<string, number>;
+  controllerCpuSeconds: number;
+  controllerPeakRssMb: number | undefined;
+  apiserverCpuSeconds: Record<string, number>;
+  points: [number, number, number][];
+}
+
+type Claim = KubeObject & {
+  status?: { conditions?: { type: string; status: string }[]; sandbox?: { name?: string } };
+};
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const isReady = (c: Claim): boolean =>
+  c.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false;
+
+async function rawWriteRate(
+  client: KubeClient,
+  ns: string,
+  n = 300,
+  inFlight = 50,
+): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < n; i = next++) {
+        await client.create(CONFIG_MAPS, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `raw-${i}`, namespace: ns },
+          data: { i: String(i) },
+        } as KubeObject);
+      }
+    }),
+  );
+  return Math.round((n / ((performance.now() - start) / 1000)) * 10) / 10;
+}
+
+function writes(text: string): Map<string, number> {
+  return sumBy(
+    parseSamples(text, ['rest_client_requests_total']),
+    'rest_client_requests_total',
+    ['method'],
+    (l) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(l['method'] ?? ''),
+  );
+}
+
+export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<RunResult> {
+  const { client } = target;
+  const ns = `claims-${Date.now().toString(36)}`;
+  await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const rawWritesPerSecond = await rawWriteRate(client, ns);
+  o.log(`${target.name}: raw write rate ${rawWritesPerSecond}/s`);
+  const kubelet = target.kubelet(ns);
+  const controller = await startController(
+    target.kubeconfig,
+    `${o.logDir}/controller-${target.name}.log`,
+    ['--extensions', ...o.controllerArgs],
+  );
+  try {
+    const group = 'extensions.agents.x-k8s.io/v1beta1';
+    await client.create(SANDBOX_TEMPLATES, {
+      apiVersion: group,
+      kind: 'SandboxTemplate',
+      metadata: { name: 'bench', namespace: ns },
+      spec: {
+        podTemplate: {
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'main', image: 'busybox' }],
+          },
+        },
+      },
+    } as KubeObject);
+    const poolStart = performance.now();
+    await client.create(SANDBOX_WARM_POOLS, {
+      apiVersion: group,
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'bench', namespace: ns },
+      spec: { sandboxTemplateRef: { name: 'bench' }, replicas: o.pool },
+    } as KubeObject);
+    for (let last = -1; ;) {
+      const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
+        SANDBOX_WARM_POOLS,
+        ns,
+        'bench',
+      );
+      const ready = pool.status?.readyReplicas ?? 0;
+      if (ready >= o.pool) break;
+      if (ready !== last && ready % 100 < 10)
+        o.log(`${target.name}: pool ${ready}/${o.pool} Ready`);
+      last = ready;
+      if (performance.now() - poolStart > 20 * 60_000)
+        throw new Error('the pool did not get Ready in 20 min');
+      await sleep(1_000);
+    }
+    const poolReadySeconds = Math.round((performance.now() - poolStart) / 100) / 10;
+    o.log(`${target.name}: pool of ${o.pool} Ready after ${poolReadySeconds} s`);
+    await sleep(2_000); // let the replenish-free steady state settle
+    const before = await controller.metrics();
+    const cpuBefore = cpuSnapshot({ controller: controller.pid, ...target.pids });
+
+    const sent = new Map<string, number>();
+    const readyAt = new Map<string, number>();
+    const list = await client.list<Claim>(SANDBOX_CLAIMS, ns);
+    const abort = new AbortController();
+    const watching = (async () => {
+      for await (const ev of client.watch<Claim>(SANDBOX_CLAIMS, ns, {
+        resourceVersion: list.metadata.resourceVersion ?? '0',
+        signal: abort.signal,
+      })) {
+        if (ev.type === 'BOOKMARK') continue;
+        const obj = ev.object as Claim;
+        const name = obj.metadata.name ?? '';
+        if (!readyAt.has(name) && isReady(obj)) readyAt.set(name, performance.now());
+      }
+    })().catch(() => undefined);
+    const start = performance.now();
+    const creates: Promise<unknown>[] = [];
+    for (let i = 0; i < o.claims; i++) {
+      const due = start + (i * 1000) / o.rate;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const name = `c-${String(i).padStart(5, '0')}`;
+      sent.set(name, performance.now());
+      creates.push(
+        client.create(SANDBOX_CLAIMS, {
+          apiVersion: group,
+          kind: 'SandboxClaim',
+          metadata: {
+            name,
+            namespace: ns,
+            annotations: { 'agents.x-k8s.io/client-first-requested-at': new Date().toISOString() },
+          },
+          spec: { warmPoolRef: { name: 'bench' } },
+        } as KubeObject),
+      );
+    }
+    await Promise.all(creates);
+    const achievedRate = Math.round((o.claims / ((performance.now() - start) / 1000)) * 10) / 10;
+    while (readyAt.size < o.claims && performance.now() - start < 10 * 60_000) await sleep(200);
+    abort.abort();
+    await watching;
+    await sleep(1_500); // the first-ready annotations follow the status writes
+    const after = await controller.metrics();
+    const cpu = cpuUsed(cpuBefore, cpuSnapshot({ controller: controller.pid, ...target.pids }));
+    const claims = (await client.list<Claim>(SANDBOX_CLAIMS, ns)).items;
+    const controllerMs: Record<string, number> = {};
+    let warm = 0;
+    for (const c of claims) {
+      const a = c.metadata.annotations ?? {};
+      const from = Date.parse(a['agents.x-k8s.io/controller-first-observed-at'] ?? '');
+      const to = Date.parse(a['agents.x-k8s.io/claim-first-ready-at'] ?? '');
+      if (!Number.isNaN(from) && !Number.isNaN(to)) controllerMs[c.metadata.name ?? ''] = to - from;
+      if (c.status?.sandbox?.name && c.status.sandbox.name !== c.metadata.name) warm++;
+    }
+    const points: [number, number, number][] = [];
+    const clientMs: number[] = [];
+    for (const [name, at] of sent) {
+      const r = readyAt.get(name);
+      if (r === undefined) continue;
+      clientMs.push(r - at);
+      points.push([(at - start) / 1000, r - at, controllerMs[name] ?? 0]);
+    }
+    const fam = 'agent_sandbox_claim_controller_startup_latency_ms';
+    const hb = buckets(before, fam);
+    const ha = buckets(after, fam);
+    const w0 = writes(before);
+    const w1 = writes(after);
+    const writesByVerb: Record<string, number> = {};
+    for (const [k, v] of w1) writesByVerb[k] = v - (w0.get(k) ?? 0);
+    return {
+      target: target.name,
+      pool: o.pool,
+      claims: o.claims,
+      rate: o.rate,
+      rawWritesPerSecond,
+      poolReadySeconds,
+      achievedRate,
+      client: percentiles(clientMs),
+      controller: percentiles(Object.values(controllerMs)),
+      histogram: {
+        ...(histogramQuantile(hb, ha, 0.5) !== undefined
+          ? { p50: histogramQuantile(hb, ha, 0.5) }
+          : {}),
+        ...(histogramQuantile(hb, ha, 0.9) !== undefined
+          ? { p90: histogramQuantile(hb, ha, 0.9) }
+          : {}),
+        ...(histogramQuantile(hb, ha, 0.99) !== undefined
+          ? { p99: histogramQuantile(hb, ha, 0.99) }
+          : {}),
+      },
+      warm,
+      cold: claims.length - warm,
+      apiWritesPerClaim: Math.round(((total(w1) - total(w0)) / o.claims) * 100) / 100,
+      writesByVerb,
+      controllerCpuSeconds: cpu['controller'] ?? 0,
+      controllerPeakRssMb: memoryMbOf(controller.pid, 'VmHWM'),
+      apiserverCpuSeconds: Object.fromEntries(
+        Object.entries(cpu).filter(([k]) => k !== 'controller'),
+      ),
+      points,
+    };
+  } finally {
+    await controller.stop();
+    await kubelet?.stop();
+  }
+}

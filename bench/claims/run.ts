@@ -1,0 +1,127 @@
+// Benchmark: claim latency and throughput of our SandboxClaim path (issue 10) on upstream's
+// scalability workload (perf §1.9: 100 kwok nodes, a pool of 1,050, 750 claims at 75/s), on a
+// private harness cluster and on the embedded API server. Prints a table, writes
+// bench/results/claims-<timestamp>.json and .png (latency per claim, log scale).
+//
+//   npm run bench:claims -- [--targets cluster,embedded] [--pool 1050] [--claims 750]
+//       [--rate 75] [--nodes 100] [--keep-cluster] [--controller-arg=--kube-api-qps=-1 ...]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runClaims, type RunResult } from './measure.ts';
+import { writeLatencyPng } from './plot.ts';
+import { clusterTarget, embeddedTarget, type ClaimsTarget } from './target.ts';
+
+const { values } = parseArgs({
+  options: {
+    targets: { type: 'string', default: 'cluster,embedded' },
+    pool: { type: 'string', default: '1050' },
+    claims: { type: 'string', default: '750' },
+    rate: { type: 'string', default: '75' },
+    nodes: { type: 'string', default: '100' },
+    'keep-cluster': { type: 'boolean', default: false },
+    'controller-arg': { type: 'string', multiple: true, default: [] },
+  },
+});
+const positive = (flag: string, v: string): number => {
+  const n = Number(v);
+  if (!(n > 0)) throw new Error(`--${flag}: expected a positive number, got "${v}"`);
+  return n;
+};
+const targets = values.targets.split(',').map((t) => t.trim());
+for (const t of targets)
+  if (t !== 'cluster' && t !== 'embedded')
+    throw new Error(`--targets: unknown target "${t}"; use cluster and/or embedded`);
+const started = new Date();
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+mkdirSync(resultsDir, { recursive: true });
+const base = `${resultsDir}claims-${started.toISOString().replace(/[:.]/g, '-')}`;
+const log = (m: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
+const load0 = loadavg()[0];
+
+const results: RunResult[] = [];
+for (const name of targets) {
+  let target: ClaimsTarget | undefined;
+  try {
+    target =
+      name === 'cluster'
+        ? await clusterTarget(positive('nodes', values.nodes), values['keep-cluster'])
+        : await embeddedTarget();
+    log(`${name}: target up`);
+    results.push(
+      await runClaims(target, {
+        pool: positive('pool', values.pool),
+        claims: positive('claims', values.claims),
+        rate: positive('rate', values.rate),
+        controllerArgs: values['controller-arg'],
+        logDir: resultsDir,
+        log,
+      }),
+    );
+  } finally {
+    await target?.stop().catch(() => undefined);
+  }
+}
+
+const f = (v: number | undefined): string =>
+  v === undefined ? '-' : v === Infinity ? '>240000' : String(v);
+const rows = [
+  ['', ...results.map((r) => r.target)],
+  [
+    'pool / claims / rate (per s)',
+    ...results.map((r) => `${r.pool} / ${r.claims} / ${r.rate} (got ${r.achievedRate})`),
+  ],
+  ['warm / cold', ...results.map((r) => `${r.warm} / ${r.cold}`)],
+  [
+    'client watch p50 / p90 / p99 ms',
+    ...results.map((r) => `${f(r.client?.p50)} / ${f(r.client?.p90)} / ${f(r.client?.p99)}`),
+  ],
+  [
+    'controller p50 / p90 / p99 ms',
+    ...results.map(
+      (r) => `${f(r.controller?.p50)} / ${f(r.controller?.p90)} / ${f(r.controller?.p99)}`,
+    ),
+  ],
+  [
+    'histogram buckets p50 / p90 / p99 ≤ ms',
+    ...results.map((r) => `${f(r.histogram.p50)} / ${f(r.histogram.p90)} / ${f(r.histogram.p99)}`),
+  ],
+  [
+    'controller API writes per claim',
+    ...results.map(
+      (r) =>
+        `${r.apiWritesPerClaim} (${Object.entries(r.writesByVerb)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`,
+    ),
+  ],
+  [
+    'controller CPU s / peak RSS MB',
+    ...results.map((r) => `${r.controllerCpuSeconds} / ${f(r.controllerPeakRssMb)}`),
+  ],
+  [
+    'API server CPU s (claim phase)',
+    ...results.map((r) =>
+      Object.entries(r.apiserverCpuSeconds)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ),
+  ],
+  ['API server raw write rate /s', ...results.map((r) => String(r.rawWritesPerSecond))],
+  ['pool Ready after s', ...results.map((r) => String(r.poolReadySeconds))],
+];
+const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+const table = rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')).join('\n');
+console.log(
+  `claims benchmark, ${cpus().length} CPUs, load average ${load0?.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}\n${table}`,
+);
+writeFileSync(
+  `${base}.json`,
+  JSON.stringify({ started: started.toISOString(), cpus: cpus().length, results }, null, 2),
+);
+writeLatencyPng(
+  `${base}.png`,
+  results.map((r) => ({ title: r.target, points: r.points })),
+);
+console.log(`wrote ${base}.json and ${base}.png`);
