@@ -1,4 +1,4 @@
-// Claim-time env on the warm path (ADR 0021, beyond upstream, which forces a cold start for any
+// Claim-time env on the warm path (ADR 0023, beyond upstream, which forces a cold start for any
 // `spec.env`). A template opts in with the annotation WARM_ENV_ANNOTATION = "pod-annotation":
 // then a claim with env (and no volumeClaimTemplates) may adopt a warm Sandbox; the env is checked
 // against the template exactly as for a cold start and delivered as the pod-template annotation

@@ -334,7 +334,7 @@ export function defineClaimScenarios(target: TestTarget): void {
       });
     });
 
-    describe.concurrent('TestSandboxClaimWarmEnv (beyond upstream, ADR 0021)', () => {
+    describe.concurrent('TestSandboxClaimWarmEnv (beyond upstream, ADR 0023)', () => {
       it('TestSandboxClaimWarmEnv: with the template opt-in a claim with env adopts warm; the env reaches the running Pod as an annotation', async () => {
         const tpl = newTemplate(world.ns, 'tpl-warm-env', { envVarsInjectionPolicy: 'Allowed' });
         tpl.metadata.annotations = { [WARM_ENV_ANNOTATION]: 'pod-annotation' };
