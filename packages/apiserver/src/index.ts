@@ -32,6 +32,13 @@ export {
   type ServingCertificates,
 } from './tls/certificates.ts';
 export { CredentialError, type CredentialErrorCode } from './tls/errors.ts';
+export {
+  createCa,
+  issueServingCertificate,
+  type CaRequest,
+  type PemPair,
+  type ServingCertificateRequest,
+} from './tls/issue.ts';
 export { ensureToken, type EnsureTokenOptions } from './tls/token.ts';
 export {
   ensureServiceAccountKey,

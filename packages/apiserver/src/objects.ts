@@ -12,6 +12,7 @@ import { defaultService, isService, prepareServiceUpdate } from './resources/ser
 import { isPod, preparePodCreate, preparePodStatusUpdate } from './resources/pods-strategy.ts';
 import { defaultPodSpec } from './resources/pods-defaults.ts';
 import { defaultBuiltin, preparePvcCreate } from './resources/kind-defaults.ts';
+import { formatTime } from '@agent-sandbox/kube-types';
 
 export type KubeObject = Record<string, unknown> & {
   metadata: ObjectMeta;
@@ -28,10 +29,9 @@ export interface ServerContext {
   random(): number;
 }
 
-/** metav1.Time: RFC 3339 UTC with whole seconds. */
-export function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+/** metav1.Time: RFC 3339 UTC with whole seconds (kube-types' one copy). */
+
+export { formatTime };
 
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_NAME_PREFIX = 58;

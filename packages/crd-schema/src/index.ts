@@ -34,3 +34,4 @@ export {
   isQualifiedName,
   isValidLabelValue,
 } from './names.ts';
+export { goFloat, goQuote } from './go-format.ts';

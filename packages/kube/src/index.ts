@@ -67,4 +67,5 @@ export {
 } from './informer.ts';
 export { TokenBucket, type TokenBucketOptions } from './rate-limiter.ts';
 export { realClock, sleep, type Clock, type TimerHandle } from './clock.ts';
-export { formatMicroTime, formatTime, parseTime } from './micro-time.ts';
+// metav1.Time / MicroTime text forms live in kube-types (one copy for client and server).
+export { formatMicroTime, formatTime, parseTime } from '@agent-sandbox/kube-types';

@@ -1,7 +1,8 @@
 // WorkQueue: client-go's rate-limited, delaying work queue. A key waiting in the queue is stored
 // once however often it is added (dirty set); a key being processed is never handed out again
 // until done() (processing set) — re-adds meanwhile are deferred to done(), so one key is never
-// reconciled concurrently (STYLE house style 1).
+// reconciled concurrently (STYLE house style 1). The embedded API server's in-server loops keep
+// their own synchronous queue with the same key rules (ADR 0023).
 import { realClock, type Clock, type TimerHandle } from '@agent-sandbox/kube';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 

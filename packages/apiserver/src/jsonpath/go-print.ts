@@ -1,24 +1,14 @@
 // How Go prints the JSON values a JSONPath result holds. JSON decoded by apimachinery gives
 // int64 for whole numbers and float64 otherwise, so a JS number prints as an int64 when it is an
 // integer and as a float64 (`%v`, i.e. strconv 'g' with exponent from 1e+06) when not.
+// goFloat is crd-schema's, the one copy of Go's float formatting.
+import { goFloat } from '@agent-sandbox/crd-schema';
+
+export { goFloat };
 
 /** A float literal from a template (`{[?(@.x > 1.5)]}`): float64 even when whole. */
 export class FloatLiteral {
   constructor(readonly value: number) {}
-}
-
-/** `%v` of a float64. */
-export function goFloat(f: number): string {
-  if (Number.isNaN(f)) return 'NaN';
-  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : '-Inf';
-  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
-  const [mantissa = '0', expText = '0'] = f.toExponential().split('e');
-  const exp = Number(expText);
-  if (exp < -4 || exp >= 6) {
-    const abs = Math.abs(exp);
-    return `${mantissa}e${exp < 0 ? '-' : '+'}${abs < 10 ? `0${abs}` : abs}`;
-  }
-  return String(f);
 }
 
 /** A JSON number as Go prints the decoded value: int64 in decimal, float64 with `%v`. */

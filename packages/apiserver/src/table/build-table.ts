@@ -2,7 +2,11 @@
 // tableconvertor), the built-in kinds we serve (printers, always wide) and everything else
 // (rest.DefaultTableConvertor: Name + Created At), plus the handler's includeObject step (asTable).
 import { formatBadValue } from '@agent-sandbox/crd-schema';
-import type { CustomResourceColumnDefinition, ListMeta } from '@agent-sandbox/kube-types';
+import {
+  formatTime,
+  type CustomResourceColumnDefinition,
+  type ListMeta,
+} from '@agent-sandbox/kube-types';
 import {
   parseJsonPath,
   parseRfc3339,
@@ -121,7 +125,7 @@ function customResourceConvertor(defs: readonly CustomResourceColumnDefinition[]
 function rfc3339(timestamp: string | undefined): string {
   const t = timestamp === undefined ? null : parseRfc3339(timestamp);
   if (t === null || t === undefined) return '0001-01-01T00:00:00Z';
-  return new Date(Math.floor(t / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return formatTime(t);
 }
 
 /** rest.DefaultTableConvertor: Name and `Created At` (a date column holding RFC 3339). */

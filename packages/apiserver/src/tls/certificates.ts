@@ -1,13 +1,7 @@
 // The API server's serving certificates: a private CA and a leaf for the loopback names, created
 // on first start and reused afterwards (ADR 0007). Existing files are validated, never replaced:
 // a corrupt or mismatched pair is an error naming the file and the fix.
-import {
-  createPrivateKey,
-  KeyObject,
-  webcrypto,
-  X509Certificate,
-  type KeyObject as KeyObjectType,
-} from 'node:crypto';
+import { createPrivateKey, X509Certificate, type KeyObject as KeyObjectType } from 'node:crypto';
 import { join } from 'node:path';
 import { CredentialError } from './errors.ts';
 import {
@@ -17,6 +11,7 @@ import {
   readIfExists,
   writeFileAtomic,
 } from './files.ts';
+import { createCa, issueServingCertificate } from './issue.ts';
 
 /** DNS names in the serving certificate: loopback plus the in-cluster service names clients use. */
 export const SERVING_DNS_NAMES: readonly string[] = [
@@ -28,23 +23,6 @@ export const SERVING_DNS_NAMES: readonly string[] = [
 ];
 /** IP addresses in the serving certificate. */
 export const SERVING_IP_ADDRESSES: readonly string[] = ['127.0.0.1', '::1'];
-
-type X509 = typeof import('@peculiar/x509');
-
-/**
- * Loads @peculiar/x509 only when a certificate must be made, so a restart that reuses its files
- * does not pay for it (startup time, issue 4). Its 2.x line resolves algorithms through tsyringe,
- * which needs the Reflect metadata polyfill loaded first (the library's README; ADR 0007).
- */
-async function loadX509(): Promise<X509> {
-  await import('reflect-metadata');
-  return import('@peculiar/x509');
-}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** ECDSA P-256 with SHA-256: small, fast to generate, accepted by Go's crypto/tls and Node's. */
-const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
-const SIGNING_ALGORITHM: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
 
 export interface CertificatePaths {
   caCert: string;
@@ -117,7 +95,11 @@ export async function ensureCertificates(
         `${paths.caCert} and ${paths.caKey} are missing but ${present} exists, so the CA that issued it is gone; ${fix}`,
       );
     }
-    const created = await createCa(now, options.caValidityDays ?? 3650);
+    const created = await createCa({
+      commonName: `agent-sandbox-ca@${Math.floor(now.getTime() / 1000)}`,
+      now,
+      validityDays: options.caValidityDays ?? 3650,
+    });
     writeFileAtomic(paths.caKey, created.keyPem, PRIVATE_FILE_MODE);
     writeFileAtomic(paths.caCert, created.certPem, PUBLIC_FILE_MODE);
     written.push(paths.caCert, paths.caKey);
@@ -156,7 +138,13 @@ export async function ensureCertificates(
         paths.caKey,
         `${paths.caKey} is a ${asymmetricKeyType ?? 'unknown'} key; issuing ${paths.cert} needs an ECDSA P-256 CA key; provide ${paths.cert} and ${paths.key} too, or ${fix}`,
       );
-    leaf = await issueServingCertificate(ca, now, options.servingValidityDays ?? 365);
+    leaf = await issueServingCertificate({
+      ca: { certPem: ca.certPem, key: ca.key },
+      commonName: 'agent-sandbox-apiserver',
+      hosts: [...SERVING_DNS_NAMES, ...SERVING_IP_ADDRESSES],
+      now,
+      validityDays: options.servingValidityDays ?? 365,
+    });
     writeFileAtomic(paths.key, leaf.keyPem, PRIVATE_FILE_MODE);
     writeFileAtomic(paths.cert, leaf.certPem, PUBLIC_FILE_MODE);
     written.push(paths.cert, paths.key);
@@ -245,87 +233,4 @@ function checkNames(leaf: X509Certificate, path: string, fix: string): void {
 
 function isValidAt(cert: X509Certificate, now: Date): boolean {
   return Date.parse(cert.validFrom) <= now.getTime() && now.getTime() < Date.parse(cert.validTo);
-}
-
-async function createCa(
-  now: Date,
-  validityDays: number,
-): Promise<{ certPem: string; keyPem: string }> {
-  const x509 = await loadX509();
-  const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
-  const cert = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      name: `CN=agent-sandbox-ca@${Math.floor(now.getTime() / 1000)}`,
-      keys,
-      signingAlgorithm: SIGNING_ALGORITHM,
-      ...validity(now, validityDays),
-      extensions: [
-        new x509.BasicConstraintsExtension(true, 0, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign |
-            x509.KeyUsageFlags.cRLSign |
-            x509.KeyUsageFlags.digitalSignature,
-          true,
-        ),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto),
-      ],
-    },
-    webcrypto,
-  );
-  return { certPem: cert.toString('pem') + '\n', keyPem: pkcs8Pem(keys.privateKey) };
-}
-
-async function issueServingCertificate(
-  ca: LoadedPair,
-  now: Date,
-  validityDays: number,
-): Promise<{ certPem: string; keyPem: string }> {
-  const x509 = await loadX509();
-  const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
-  const caCert = new x509.X509Certificate(ca.certPem);
-  const signingKey = await webcrypto.subtle.importKey(
-    'pkcs8',
-    ca.key.export({ type: 'pkcs8', format: 'der' }),
-    KEY_ALGORITHM,
-    false,
-    ['sign'],
-  );
-  const cert = await x509.X509CertificateGenerator.create(
-    {
-      subject: 'CN=agent-sandbox-apiserver',
-      issuer: caCert.subject,
-      publicKey: keys.publicKey,
-      signingKey,
-      signingAlgorithm: SIGNING_ALGORITHM,
-      ...validity(now, validityDays),
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-          true,
-        ),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension([
-          ...SERVING_DNS_NAMES.map((value) => ({ type: x509.DNS, value })),
-          ...SERVING_IP_ADDRESSES.map((value) => ({ type: x509.IP, value })),
-        ]),
-        await x509.AuthorityKeyIdentifierExtension.create(caCert, false, webcrypto),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto),
-      ],
-    },
-    webcrypto,
-  );
-  return { certPem: cert.toString('pem') + '\n', keyPem: pkcs8Pem(keys.privateKey) };
-}
-
-/** Backdated an hour for clock skew, as client-go's self-signed certificates are. */
-function validity(now: Date, days: number): { notBefore: Date; notAfter: Date } {
-  return {
-    notBefore: new Date(now.getTime() - 60 * 60 * 1000),
-    notAfter: new Date(now.getTime() + days * DAY_MS),
-  };
-}
-
-function pkcs8Pem(key: webcrypto.CryptoKey): string {
-  return KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }).toString();
 }

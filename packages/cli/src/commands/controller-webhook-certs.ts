@@ -4,7 +4,8 @@
 // wins; the others load the winner's); write tls.crt/tls.key (0600) for the HTTPS server.
 // Unmanaged certificates are read from --webhook-cert-dir. @peculiar/x509 as in the API server
 // (ADR 0007, ADR 0015).
-import { X509Certificate, createPrivateKey, KeyObject, webcrypto } from 'node:crypto';
+import { createCa, issueServingCertificate } from '@agent-sandbox/apiserver';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -14,9 +15,6 @@ import type { KubeObject } from '@agent-sandbox/kube-types';
 /** Upstream's Secret name (spec §17). */
 export const WEBHOOK_CERTS_SECRET = 'agent-sandbox-webhook-certs';
 const CA_COMMON_NAME = 'agent-sandbox-conversion-webhook-ca';
-const DAY_MS = 24 * 60 * 60 * 1000;
-const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
-const SIGNING_ALGORITHM: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
 
 export type WebhookErrorCode =
   'InvalidSecret' | 'MissingFile' | 'NamespaceNotFound' | 'ListenFailed';
@@ -52,76 +50,25 @@ export function webhookDnsNames(n: WebhookNames): string[] {
   return [svc, n.serviceName, `${n.serviceName}.${n.namespace}`, `${svc}.${n.clusterDomain}`];
 }
 
-async function loadX509(): Promise<typeof import('@peculiar/x509')> {
-  // @peculiar/x509 2.x resolves algorithms through tsyringe, which needs this polyfill first.
-  await import('reflect-metadata');
-  return import('@peculiar/x509');
-}
-
-function pkcs8Pem(key: webcrypto.CryptoKey): string {
-  return KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }).toString();
-}
-
 /**
  * A new CA (CN agent-sandbox-conversion-webhook-ca) and a serving certificate for the webhook
- * Service's names, both ECDSA P-256, valid a year and backdated an hour for clock skew.
+ * Service's names, both ECDSA P-256, valid a year and backdated an hour for clock skew (issued
+ * by @agent-sandbox/apiserver's createCa / issueServingCertificate, the one copy).
  */
 export async function generateWebhookCertificates(
   names: WebhookNames,
   now: Date = new Date(),
 ): Promise<Required<WebhookCertificates>> {
-  const x509 = await loadX509();
-  const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
-  const notAfter = new Date(now.getTime() + 365 * DAY_MS);
-  const caKeys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
-  const ca = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      name: `CN=${CA_COMMON_NAME}`,
-      keys: caKeys,
-      signingAlgorithm: SIGNING_ALGORITHM,
-      notBefore,
-      notAfter,
-      extensions: [
-        new x509.BasicConstraintsExtension(true, 0, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature,
-          true,
-        ),
-        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, webcrypto),
-      ],
-    },
-    webcrypto,
-  );
-  const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
+  const ca = await createCa({ commonName: CA_COMMON_NAME, now, validityDays: 365 });
   const dns = webhookDnsNames(names);
-  const extra = names.extraHosts ?? [];
-  const cert = await x509.X509CertificateGenerator.create(
-    {
-      subject: `CN=${dns[0]}`,
-      issuer: ca.subject,
-      publicKey: keys.publicKey,
-      signingKey: caKeys.privateKey,
-      signingAlgorithm: SIGNING_ALGORITHM,
-      notBefore,
-      notAfter,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension([
-          ...[...dns, ...extra.filter((h) => !isIP(h))].map((value) => ({ type: x509.DNS, value })),
-          ...extra.filter((h) => isIP(h)).map((value) => ({ type: x509.IP, value })),
-        ]),
-        await x509.AuthorityKeyIdentifierExtension.create(ca, false, webcrypto),
-      ],
-    },
-    webcrypto,
-  );
-  return {
-    caCert: ca.toString('pem') + '\n',
-    cert: cert.toString('pem') + '\n',
-    key: pkcs8Pem(keys.privateKey),
-  };
+  const leaf = await issueServingCertificate({
+    ca: { certPem: ca.certPem, key: createPrivateKey(ca.keyPem) },
+    commonName: dns[0] ?? names.serviceName,
+    hosts: [...dns, ...(names.extraHosts ?? [])],
+    now,
+    validityDays: 365,
+  });
+  return { caCert: ca.certPem, cert: leaf.certPem, key: leaf.keyPem };
 }
 
 /**

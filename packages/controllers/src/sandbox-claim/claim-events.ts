@@ -1,7 +1,7 @@
 // core/v1 Events about a SandboxClaim from `sandboxclaim-controller` (spec §12): best effort, a
 // failed event never fails the pass; `--disable-claim-events` turns them off (one write less per
 // claim).
-import type { Event, KubeObject } from '@agent-sandbox/kube-types';
+import { formatTime, type Event, type KubeObject } from '@agent-sandbox/kube-types';
 import { EVENTS, type KubeClient } from '@agent-sandbox/kube';
 import { randomBytes } from 'node:crypto';
 
@@ -15,7 +15,7 @@ export interface ClaimEvent {
 }
 
 export function claimEvent(obj: KubeObject, event: ClaimEvent, now: Date): Event & KubeObject {
-  const time = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const time = formatTime(now);
   const name = obj.metadata.name ?? '';
   return {
     apiVersion: 'v1',

@@ -4,6 +4,7 @@ import { SandboxConditionType, SandboxReason } from '@agent-sandbox/api';
 import type { Condition, v1beta1 } from '@agent-sandbox/api';
 import type { Pod, Service } from '@agent-sandbox/kube-types';
 import { MultiplePodsError } from '../errors.ts';
+import { formatTime } from '@agent-sandbox/kube-types';
 
 type Sandbox = v1beta1.Sandbox;
 type ConditionStatus = Condition['status'];
@@ -40,10 +41,9 @@ export interface ObservedChildren {
 /** A condition before SetStatusCondition gives it a lastTransitionTime. */
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 
-/** metav1.Time on the wire: RFC 3339 with second precision. */
-export function formatTime(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z');
-}
+/** metav1.Time on the wire: RFC 3339 with second precision (kube-types' one copy). */
+
+export { formatTime };
 
 function condition(
   sandbox: Sandbox,

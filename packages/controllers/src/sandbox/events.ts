@@ -3,7 +3,7 @@
 // client-go's EventCorrelator, a repeat of an identical event bumps the existing Event's `count`
 // and `lastTimestamp` instead of creating another Event.
 import type { v1beta1 } from '@agent-sandbox/api';
-import type { Event, KubeObject } from '@agent-sandbox/kube-types';
+import { formatTime, type Event, type KubeObject } from '@agent-sandbox/kube-types';
 import { EVENTS, InvalidArgumentError, isNotFound, type KubeClient } from '@agent-sandbox/kube';
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
@@ -67,10 +67,8 @@ export async function recordSandboxEvent(
   }
 }
 
-/** Event timestamps are RFC 3339 with whole seconds. */
-function eventTime(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+/** Event timestamps are metav1.Time: RFC 3339 with whole seconds. */
+const eventTime = formatTime;
 
 /**
  * What makes two events "the same" (client-go's getEventKey): the source, the involved object

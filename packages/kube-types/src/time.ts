@@ -1,3 +1,5 @@
+// The text forms of metav1.Time and metav1.MicroTime, the one copy every package uses.
+//
 // metav1.MicroTime: RFC 3339 UTC with exactly six fractional digits (semantics §0). The real
 // apiserver rejects a Lease renewTime with three ("cannot parse .525Z as .000000").
 export function formatMicroTime(at: Date | number): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMicroTime, formatTime, parseTime } from './micro-time.ts';
+import { formatMicroTime, formatTime, parseTime } from './time.ts';
 
 describe('MicroTime', () => {
   it('always has six fractional digits', () => {
