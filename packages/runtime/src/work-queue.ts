@@ -2,7 +2,7 @@
 // once however often it is added (dirty set); a key being processed is never handed out again
 // until done() (processing set) — re-adds meanwhile are deferred to done(), so one key is never
 // reconciled concurrently (STYLE house style 1). The embedded API server's in-server loops keep
-// their own synchronous queue with the same key rules (ADR 0023).
+// their own synchronous queue with the same key rules (ADR 0024).
 import { realClock, type Clock, type TimerHandle } from '@agent-sandbox/kube';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 

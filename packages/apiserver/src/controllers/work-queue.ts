@@ -3,7 +3,7 @@
 // workqueue: a key waiting in the queue is held once however often it is added, a key added while
 // it is being processed runs again afterwards, failures come back after a per-key exponential
 // backoff, and work is drained in bounded batches so the server's event loop stays responsive.
-// Why not @agent-sandbox/runtime's WorkQueue (same key rules, asynchronous workers): ADR 0023.
+// Why not @agent-sandbox/runtime's WorkQueue (same key rules, asynchronous workers): ADR 0024.
 
 export interface WorkQueueOptions {
   /**
