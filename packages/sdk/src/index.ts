@@ -6,7 +6,22 @@ export {
   type SandboxListOptions,
   type LifecycleWaitOptions,
 } from './sandbox.ts';
-export type { SandboxInfo, SandboxState } from './types.ts';
+export type {
+  CommandHandle,
+  CommandResult,
+  CommandRunOptions,
+  Commands,
+  FileCallOptions,
+  FileInfo,
+  FileWatchEvent,
+  FileWriteData,
+  Files,
+  ReadFormat,
+  SandboxInfo,
+  SandboxState,
+  WatchHandle,
+  WatchOptions,
+} from './types.ts';
 export type {
   ApiServerOptions,
   ConnectionOptions,

@@ -1,7 +1,8 @@
 // The published package works outside this repository: bin/pack.js builds and packs it, a
 // project in a temp directory installs the tarball (with only its one dependency beside it),
 // type-checks a TypeScript consumer against the shipped declarations, and runs a JavaScript
-// consumer that creates, lists and kills a sandbox on the embedded API server.
+// consumer that creates, lists, runs a command in, writes a file to and kills a sandbox on the
+// embedded API server with a real sandboxd.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSdkWorld, type SdkWorld } from './testing/world.ts';
+// eslint-disable-next-line no-restricted-imports -- the consumer's sandbox runs a real daemon
+import { startSandboxd, type SandboxdHandle } from '@agent-sandbox/sandboxd';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -29,15 +32,18 @@ export async function main(kubeconfig: string, namespace: string): Promise<Sandb
 
 const CONSUMER_JS = `
 import { NotFoundError, Sandbox } from '@agent-sandbox/sdk';
-const [kubeconfig, namespace] = process.argv.slice(2);
-const opts = { kubeconfig, namespace, hostEnv: {} };
+const [kubeconfig, namespace, rest, grpc] = process.argv.slice(2);
+const opts = { kubeconfig, namespace, hostEnv: {}, sandboxdPorts: { rest: Number(rest), grpc: Number(grpc) } };
 const sandbox = await Sandbox.create({ ...opts, warmPool: 'pool', labels: { app: 'packed' } });
 const listed = await Sandbox.list({ ...opts, labels: { app: 'packed' } });
+const run = await sandbox.commands.run('echo packed');
+await sandbox.files.write('packed.txt', 'file');
+const file = await sandbox.files.read('packed.txt');
 const killed = await sandbox.kill();
 await sandbox.close();
 const missing = await Sandbox.connect(sandbox.id, opts).catch((e) => e);
 console.log(JSON.stringify({
-  ids: listed.map((i) => i.id), id: sandbox.id, state: listed[0]?.state, killed,
+  ids: listed.map((i) => i.id), id: sandbox.id, state: listed[0]?.state, killed, run, file,
   notFound: missing instanceof NotFoundError, code: missing.code,
 }));
 `;
@@ -45,11 +51,20 @@ console.log(JSON.stringify({
 describe('the packed @agent-sandbox/sdk outside the repository', () => {
   let world: SdkWorld;
   let project: string;
+  let daemon: SandboxdHandle;
   beforeAll(async () => {
     world = await openSdkWorld();
+    project = mkdtempSync(join(tmpdir(), 'sdk-consumer-'));
+    daemon = await startSandboxd({
+      rootDir: join(project, 'root'),
+      listenHost: '127.0.0.1',
+      restPort: 0,
+      grpcPort: 0,
+      legacyPort: -1,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     await world.createTemplate('tpl');
     await world.createPool('pool', 'tpl', 1);
-    project = mkdtempSync(join(tmpdir(), 'sdk-consumer-'));
     const out = join(project, 'pack');
     mkdirSync(out);
     const { stdout } = await run(process.execPath, [join(ROOT, 'packages/sdk/bin/pack.js'), out]);
@@ -66,6 +81,7 @@ describe('the packed @agent-sandbox/sdk outside the repository', () => {
     writeFileSync(join(project, 'package.json'), '{"type":"module","private":true}\n');
   }, 300_000);
   afterAll(async () => {
+    await daemon?.close();
     await world?.close();
     if (project) rmSync(project, { recursive: true, force: true });
   });
@@ -98,7 +114,13 @@ describe('the packed @agent-sandbox/sdk outside the repository', () => {
     writeFileSync(join(project, 'consumer.mjs'), CONSUMER_JS);
     const { stdout } = await run(
       process.execPath,
-      ['consumer.mjs', world.kubeconfigPath, world.namespace],
+      [
+        'consumer.mjs',
+        world.kubeconfigPath,
+        world.namespace,
+        new URL(daemon.restUrl ?? '').port,
+        daemon.grpcAddress?.split(':').pop() ?? '',
+      ],
       { cwd: project },
     );
     const result = JSON.parse(stdout) as Record<string, unknown>;
@@ -107,6 +129,8 @@ describe('the packed @agent-sandbox/sdk outside the repository', () => {
       id: expect.stringMatching(/^sandbox-/),
       state: 'Running',
       killed: true,
+      run: { exitCode: 0, stdout: 'packed\n', stderr: '' },
+      file: 'file',
       notFound: true,
       code: 'NotFound',
     });

@@ -6,7 +6,10 @@ import { createSandbox, waitForClaimReady, type Created } from './create.ts';
 import { processEnv } from './env.ts';
 import { NotFoundError, fromKubeError } from './errors.ts';
 import { claimInfo, conditionOf, labelSelector, ownerKind, standaloneInfo } from './info.ts';
-import type { SandboxInfo } from './types.ts';
+import type { Commands, Files, SandboxInfo } from './types.ts';
+import { SandboxCommands } from './dataplane/commands.ts';
+import { SandboxEndpoint } from './dataplane/endpoint.ts';
+import { SandboxFiles } from './dataplane/files.ts';
 import { claimTimeoutPatch, operatingModePatch, sandboxTimeoutPatch } from './objects.ts';
 import type { ConnectionOptions, CreateSpec } from './options.ts';
 import { SANDBOXES, SANDBOX_CLAIMS, type ClaimObject, type SandboxObject } from './resources.ts';
@@ -45,7 +48,12 @@ export class Sandbox implements AsyncDisposable {
   /** The SandboxClaim, unless the sandbox was created from an image. */
   readonly claimName: string | undefined;
   readonly namespace: string;
+  /** Shell commands in the sandbox. */
+  readonly commands: Commands;
+  /** The sandbox's files. */
+  readonly files: Files;
   readonly #conn: Connection;
+  readonly #endpoint: SandboxEndpoint;
 
   private constructor(conn: Connection, sandboxName: string, claimName: string | undefined) {
     this.#conn = conn;
@@ -53,6 +61,9 @@ export class Sandbox implements AsyncDisposable {
     this.claimName = claimName;
     this.id = claimName ?? sandboxName;
     this.namespace = conn.namespace;
+    this.#endpoint = new SandboxEndpoint(conn, sandboxName);
+    this.commands = new SandboxCommands(this.#endpoint, conn.tracer);
+    this.files = new SandboxFiles(this.#endpoint, conn.tracer);
   }
 
   /** Creates a sandbox and resolves once it is Ready. */
@@ -142,6 +153,7 @@ export class Sandbox implements AsyncDisposable {
   /** Stops the Pod and keeps the disk and identity; resolves once the Pod is gone. */
   async suspend(options: LifecycleWaitOptions = {}): Promise<void> {
     return this.#span('sandbox.suspend', async () => {
+      this.#endpoint.reset();
       await this.#patchSandbox(operatingModePatch('Suspended'), options.signal);
       await this.#waitSandbox(options, 'Suspended', (s) =>
         conditionOf(s, 'Suspended')?.status === 'True' ? true : undefined,
@@ -152,6 +164,7 @@ export class Sandbox implements AsyncDisposable {
   /** Starts the Pod again on the same disk; resolves once the sandbox is Ready. */
   async resume(options: LifecycleWaitOptions = {}): Promise<void> {
     return this.#span('sandbox.resume', async () => {
+      this.#endpoint.reset();
       await this.#patchSandbox(operatingModePatch('Running'), options.signal);
       await this.#waitSandbox(options, 'Ready', (s) =>
         s.spec.operatingMode !== 'Suspended' && conditionOf(s, 'Ready')?.status === 'True'
@@ -218,6 +231,7 @@ export class Sandbox implements AsyncDisposable {
 
   /** Releases this handle's connections; the sandbox keeps running. */
   async close(): Promise<void> {
+    this.#endpoint.close();
     await this.#conn.kube.close();
   }
 

@@ -1,0 +1,194 @@
+// sandbox.commands: process.v1 Start (dataplane §4.2) for every run, so output streams as it
+// comes: run() waits for the exit, run({ background: true }) returns a handle at once. Commands
+// run as `/bin/sh -c <command>`, as in upstream's SDKs. Background processes are started
+// detached (our x-sandboxd-detach extension), so they outlive this client; kill() ends them.
+import {
+  DETACH_METADATA,
+  PROCESS_SERVICE,
+  ProcessSignal,
+  type StartEvent,
+} from '@agent-sandbox/protocol';
+import * as grpc from '@grpc/grpc-js';
+import type { Tracer } from '@opentelemetry/api';
+import { AbortedError, ServerError, TimeoutError } from '../errors.ts';
+import { withSpan } from '../tracing.ts';
+import type { CommandHandle, CommandResult, CommandRunOptions, Commands } from '../types.ts';
+import { checkEnv, checkTimeoutMs } from '../validation.ts';
+import type { SandboxEndpoint } from './endpoint.ts';
+import { grpcError, unary, type ServiceClient } from './grpc.ts';
+
+/** A foreground command's time limit unless the call sets one. @default 60_000 */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+
+export class SandboxCommands implements Commands {
+  readonly #endpoint: SandboxEndpoint;
+  readonly #tracer: Tracer;
+
+  constructor(endpoint: SandboxEndpoint, tracer: Tracer) {
+    this.#endpoint = endpoint;
+    this.#tracer = tracer;
+  }
+
+  /** Runs a shell command and resolves with its exit code and output (a non-zero exit is no error). */
+  run(
+    command: string,
+    options?: CommandRunOptions & { background?: false },
+  ): Promise<CommandResult>;
+  /** Starts a shell command and resolves with a handle once it runs. */
+  run(command: string, options: CommandRunOptions & { background: true }): Promise<CommandHandle>;
+  async run(
+    command: string,
+    options: CommandRunOptions & { background?: boolean } = {},
+  ): Promise<CommandResult | CommandHandle> {
+    if (options.env) checkEnv('env', options.env);
+    const timeoutMs = options.timeoutMs ?? (options.background ? 0 : DEFAULT_COMMAND_TIMEOUT_MS);
+    if (timeoutMs !== 0) checkTimeoutMs('timeoutMs', timeoutMs);
+    const executable = command.trim().split(/\s+/)[0] ?? '';
+    return withSpan(
+      this.#tracer,
+      'commands.run',
+      {
+        'sandbox.command.executable': executable,
+        'sandbox.command.background': Boolean(options.background),
+      },
+      async (set) => {
+        const client = await this.#endpoint.grpc(PROCESS_SERVICE, 'commands.run');
+        const handle = await start(client, command, { ...options, timeoutMs });
+        if (options.background) return handle;
+        const result = await handle.wait();
+        set({ 'sandbox.exit_code': result.exitCode });
+        return result;
+      },
+    );
+  }
+}
+
+async function start(
+  client: ServiceClient,
+  command: string,
+  options: CommandRunOptions & { background?: boolean; timeoutMs: number },
+): Promise<CommandHandle> {
+  const metadata = new grpc.Metadata();
+  if (options.background) metadata.set(DETACH_METADATA, 'true');
+  const request = {
+    config: {
+      command: ['/bin/sh', '-c', command],
+      env_vars: options.env ?? {},
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    },
+    ...(options.pty ? { pty: options.pty } : {}),
+  };
+  const callOptions: grpc.CallOptions =
+    options.timeoutMs > 0 ? { deadline: Date.now() + options.timeoutMs } : {};
+  const call = (
+    client['Start'] as (
+      r: object,
+      m: grpc.Metadata,
+      o: grpc.CallOptions,
+    ) => grpc.ClientReadableStream<StartEvent>
+  ).call(client, request, metadata, callOptions);
+  const decoder = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+  const out = { stdout: '', stderr: '' };
+  let pid: number | undefined;
+  let exited = false;
+  let aborted = false;
+  let onPid: (pid: number) => void = () => undefined;
+  let onFail: (err: Error) => void = () => undefined;
+  const started = new Promise<number>((resolve, reject) => {
+    onPid = resolve;
+    onFail = reject;
+  });
+  const kill = async (): Promise<boolean> => {
+    if (pid === undefined || exited) return false;
+    try {
+      await unary(
+        client,
+        'SendSignal',
+        { process_id: pid, signal: ProcessSignal.SIGKILL },
+        `kill ${pid}`,
+      );
+      return true;
+    } catch (err: unknown) {
+      if ((err as { code?: string }).code === 'NotFound') return false;
+      throw err;
+    }
+  };
+  const finished = new Promise<CommandResult>((resolve, reject) => {
+    call.on('data', (event: StartEvent) => {
+      if ('init' in event && event.init) {
+        pid = event.init.process_id;
+        onPid(pid);
+        if (!options.stdin) void closeStdin(client, pid).catch(() => undefined);
+      } else if ('stdout' in event && event.stdout) {
+        const text = decoder.stdout.decode(event.stdout, { stream: true });
+        out.stdout += text;
+        options.onStdout?.(text);
+      } else if ('stderr' in event && event.stderr) {
+        const text = decoder.stderr.decode(event.stderr, { stream: true });
+        out.stderr += text;
+        options.onStderr?.(text);
+      } else if ('exit' in event && event.exit) {
+        exited = true;
+        resolve({ exitCode: event.exit.exit_code, stdout: out.stdout, stderr: out.stderr });
+      }
+    });
+    call.on('error', (err: grpc.ServiceError) => {
+      // A detached (background) command outlives its stream: its time limit must kill it.
+      if (err.code === grpc.status.DEADLINE_EXCEEDED && options.background)
+        void kill().catch(() => undefined);
+      const e =
+        err.code === grpc.status.DEADLINE_EXCEEDED
+          ? new TimeoutError(`command timed out after ${options.timeoutMs} ms: ${command}`, {
+              cause: err,
+            })
+          : aborted || err.code === grpc.status.CANCELLED
+            ? new AbortedError(`command aborted: ${command}`, { cause: err })
+            : grpcError(`run ${command}`, err);
+      onFail(e);
+      reject(e);
+    });
+    call.on('end', () =>
+      reject(new ServerError(`run ${command}: the daemon ended the stream without an exit event`)),
+    );
+  });
+  finished.catch(() => undefined); // surfaced through wait()
+  options.signal?.addEventListener(
+    'abort',
+    () => {
+      aborted = true;
+      void kill()
+        .catch(() => undefined)
+        .finally(() => call.cancel());
+    },
+    { once: true },
+  );
+  if (options.signal?.aborted) {
+    call.cancel();
+    throw new AbortedError(`command aborted before it started: ${command}`);
+  }
+  const processId = await started;
+  return {
+    pid: processId,
+    get stdout() {
+      return out.stdout;
+    },
+    get stderr() {
+      return out.stderr;
+    },
+    wait: () => finished,
+    kill,
+    sendStdin: async (data: string | Uint8Array) => {
+      const input = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      await unary(client, 'WriteStdin', { process_id: processId, input }, `stdin of ${processId}`);
+    },
+    closeStdin: () => closeStdin(client, processId),
+    resize: async (size: { cols: number; rows: number }) => {
+      await unary(client, 'ResizeTTY', { process_id: processId, ...size }, `resize ${processId}`);
+    },
+    disconnect: () => call.cancel(),
+  };
+}
+
+async function closeStdin(client: ServiceClient, pid: number): Promise<void> {
+  await unary(client, 'WriteStdin', { process_id: pid, eof: {} }, `close stdin of ${pid}`);
+}

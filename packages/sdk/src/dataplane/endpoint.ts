@@ -1,0 +1,92 @@
+// Where one sandbox's daemon is: through the router (REST with X-Sandbox-* headers) or on the Pod
+// IP (REST and gRPC directly). The Pod IP is read from the Sandbox when first needed and forgotten
+// when the sandbox is suspended or resumed, or a connection to it fails.
+import { ROUTER_DEFAULT_NAMESPACE, RouterHeader } from '@agent-sandbox/protocol';
+import type { Connection } from '../connection.ts';
+import { NotReadyError, UnsupportedError, fromKubeError } from '../errors.ts';
+import { SANDBOXES, type SandboxObject } from '../resources.ts';
+import { serviceClient, type ServiceClient } from './grpc.ts';
+
+export interface RestTarget {
+  baseUrl: string;
+  headers: Record<string, string>;
+}
+
+export class SandboxEndpoint {
+  readonly #conn: Connection;
+  readonly #sandboxName: string;
+  #podIp: Promise<string> | undefined;
+  #clients = new Map<string, ServiceClient>();
+
+  constructor(conn: Connection, sandboxName: string) {
+    this.#conn = conn;
+    this.#sandboxName = sandboxName;
+  }
+
+  /** The REST API (`/v1/...`). */
+  async rest(): Promise<RestTarget> {
+    const { routerUrl, restPort } = this.#conn.dataPlane;
+    if (routerUrl)
+      return {
+        baseUrl: routerUrl,
+        headers: {
+          [RouterHeader.id]: this.#sandboxName,
+          [RouterHeader.namespace]: this.#conn.namespace || ROUTER_DEFAULT_NAMESPACE,
+          [RouterHeader.port]: String(restPort),
+        },
+      };
+    return { baseUrl: `http://${hostPart(await this.#ip())}:${restPort}`, headers: {} };
+  }
+
+  /** A gRPC client of `service` on the Pod IP (the router carries no gRPC). */
+  async grpc(service: Parameters<typeof serviceClient>[1], what: string): Promise<ServiceClient> {
+    if (this.#conn.dataPlane.routerUrl)
+      throw new UnsupportedError(
+        `${what} needs sandboxd's gRPC API, which the router does not carry; run where the Pod IP is reachable (no routerUrl / AGENT_SANDBOX_ROUTER_URL)`,
+      );
+    const address = `${hostPart(await this.#ip())}:${this.#conn.dataPlane.grpcPort}`;
+    const key = `${service}@${address}`;
+    let client = this.#clients.get(key);
+    if (!client) {
+      client = serviceClient(address, service);
+      this.#clients.set(key, client);
+    }
+    return client;
+  }
+
+  /** Forget the Pod IP (and the clients bound to it): the next call reads it again. */
+  reset(): void {
+    this.#podIp = undefined;
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+  }
+
+  close(): void {
+    this.reset();
+  }
+
+  #ip(): Promise<string> {
+    this.#podIp ??= this.#readIp().catch((err: unknown) => {
+      this.#podIp = undefined;
+      throw err;
+    });
+    return this.#podIp;
+  }
+
+  async #readIp(): Promise<string> {
+    const sandbox = await this.#conn.kube
+      .get<SandboxObject>(SANDBOXES, this.#conn.namespace, this.#sandboxName)
+      .catch((err: unknown) => Promise.reject(fromKubeError(err)));
+    const ips = sandbox.status?.podIPs ?? [];
+    const ip = ips.find((i) => !i.includes(':')) ?? ips[0];
+    if (!ip)
+      throw new NotReadyError(
+        `sandbox ${this.#sandboxName} has no Pod IP yet${sandbox.spec.operatingMode === 'Suspended' ? ' (it is suspended: resume() it)' : ''}`,
+      );
+    return ip;
+  }
+}
+
+function hostPart(ip: string): string {
+  return ip.includes(':') ? `[${ip}]` : ip;
+}

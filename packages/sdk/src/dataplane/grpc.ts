@@ -1,0 +1,86 @@
+// The sandboxd gRPC client: grpc-js generic clients built from the protocol package's protobufjs
+// descriptors, and the one table from gRPC status codes to the HTTP statuses errorFromStatus()
+// turns into SdkErrors.
+import * as grpc from '@grpc/grpc-js';
+import { PROCESS_SERVICE, WATCHER_SERVICE, sandboxdProtoRoot } from '@agent-sandbox/protocol';
+import type protobuf from 'protobufjs';
+import { AbortedError, errorFromStatus, type SdkError } from '../errors.ts';
+
+const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: Number,
+  enums: Number,
+  defaults: true,
+  arrays: true,
+  objects: true,
+};
+
+let root: protobuf.Root | undefined;
+
+function definition(service: string): grpc.ServiceDefinition {
+  root ??= sandboxdProtoRoot();
+  const svc = root.lookupService(service);
+  svc.resolveAll();
+  const def: Record<string, grpc.MethodDefinition<object, object>> = {};
+  for (const m of svc.methodsArray) {
+    const req = m.resolvedRequestType as protobuf.Type;
+    const res = m.resolvedResponseType as protobuf.Type;
+    def[m.name] = {
+      path: `/${service}/${m.name}`,
+      requestStream: m.requestStream === true,
+      responseStream: m.responseStream === true,
+      requestSerialize: (v: object) => Buffer.from(req.encode(req.fromObject(v)).finish()),
+      requestDeserialize: (b: Buffer) => req.toObject(req.decode(b), TO_OBJECT),
+      responseSerialize: (v: object) => Buffer.from(res.encode(res.fromObject(v)).finish()),
+      responseDeserialize: (b: Buffer) => res.toObject(res.decode(b), TO_OBJECT),
+      originalName: m.name,
+    };
+  }
+  return def;
+}
+
+/** A loaded client of one service; methods are called by name. */
+export type ServiceClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+
+export function serviceClient(
+  address: string,
+  service: typeof PROCESS_SERVICE | typeof WATCHER_SERVICE,
+): ServiceClient {
+  const Ctor = grpc.makeGenericClientConstructor(definition(service), service);
+  return new Ctor(address, grpc.credentials.createInsecure()) as unknown as ServiceClient;
+}
+
+/** Promisified unary call. */
+export function unary<T>(
+  client: ServiceClient,
+  method: string,
+  request: object,
+  context: string,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const fn = client[method] as (
+      req: object,
+      cb: (err: grpc.ServiceError | null, res: T) => void,
+    ) => void;
+    fn.call(client, request, (err, res) => (err ? reject(grpcError(context, err)) : resolve(res)));
+  });
+}
+
+const HTTP_OF_GRPC: Partial<Record<grpc.status, number>> = {
+  [grpc.status.INVALID_ARGUMENT]: 400,
+  [grpc.status.UNAUTHENTICATED]: 401,
+  [grpc.status.PERMISSION_DENIED]: 403,
+  [grpc.status.NOT_FOUND]: 404,
+  [grpc.status.ALREADY_EXISTS]: 409,
+  [grpc.status.FAILED_PRECONDITION]: 409,
+  [grpc.status.RESOURCE_EXHAUSTED]: 429,
+  [grpc.status.UNIMPLEMENTED]: 501,
+  [grpc.status.UNAVAILABLE]: 503,
+  [grpc.status.DEADLINE_EXCEEDED]: 504,
+};
+
+/** A gRPC failure as an SdkError (via errorFromStatus); CANCELLED is the caller's abort. */
+export function grpcError(context: string, err: grpc.ServiceError): SdkError {
+  const message = `${context}: ${err.details || grpc.status[err.code]}`;
+  if (err.code === grpc.status.CANCELLED) return new AbortedError(message, { cause: err });
+  return errorFromStatus(HTTP_OF_GRPC[err.code] ?? 500, message, err);
+}
