@@ -13,7 +13,7 @@ import { ensureCluster } from '../support/cluster.ts';
 import { runCase, type ConformanceCase } from './case.ts';
 import { DISCOVERY_CASES } from './cases/discovery.ts';
 import { ENDPOINTSLICE_CASES } from './cases/endpointslices.ts';
-import { HOSTILE_CASES } from './cases/hostile.ts';
+import { HOSTILE_CASES, PARAMETER_CASES } from './cases/hostile.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
 import { KIND_DEFAULT_CASES, POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
@@ -40,6 +40,7 @@ const CASES: ConformanceCase[] = [
   ...POD_DEFAULT_CASES,
   ...KIND_DEFAULT_CASES,
   ...HOSTILE_CASES,
+  ...PARAMETER_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {

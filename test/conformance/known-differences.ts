@@ -7,4 +7,9 @@ export const KNOWN_DIFFERENCES: Record<string, string> = {
     '(v1alpha1 has no such field), and it hands the conversion webhook the object without ' +
     'metadata.resourceVersion, so the v1alpha1-sandbox-state annotation has none; the embedded ' +
     'server keeps both.',
+  'hostile: a body nested 5000 objects deep':
+    "kube's JSON decoder accepts 10000 levels, so it answers this body's missing name (422); the " +
+    'embedded server refuses a body nested more than 1000 levels with 400 before its object ' +
+    'pipeline, which recurses (clone, defaulting, managed fields), can overflow its stack. Both ' +
+    'are client errors (4xx).',
 };

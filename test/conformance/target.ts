@@ -170,7 +170,11 @@ export function targetFor(name: Target['name'], kubeconfigPath: string): Target 
             }
             if (events.length >= count) finish();
           });
-          res.on('end', finish);
+          res.on('end', () => {
+            // A Status answered instead of a stream may lack the final newline.
+            if (buffer.trim() !== '') events.push(JSON.parse(buffer));
+            finish();
+          });
           res.on('error', finish);
           if (during) void during();
         });

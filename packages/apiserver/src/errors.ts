@@ -199,6 +199,15 @@ export function timeout(message: string): ApiError {
   return new ApiError(statusOf(504, 'Timeout', `Timeout: ${message}`));
 }
 
+/** 504 for a resourceVersion past the store's current one (kube's ResourceVersionTooLarge). */
+export function tooLargeResourceVersion(requested: string, current: number): ApiError {
+  const status = timeout(`Too large resource version: ${requested}, current: ${current}`).status;
+  status.details = {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+  };
+  return new ApiError(status);
+}
+
 export function internalError(err: unknown): ApiError {
   const text = err instanceof Error ? err.message : String(err);
   return new ApiError(

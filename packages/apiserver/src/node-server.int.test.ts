@@ -94,6 +94,24 @@ describe('the Node adapter under hostile requests', () => {
     await rawRequest(s.url, `${head}{"kind":"Conf`, { timeoutMs: 200 });
     const garbage = await rawRequest(s.url, '\x00\x01\x02 not http at all\r\n\r\n');
     expect(garbage.status).toBe(400);
+    expect(failures).toEqual([]);
+    await healthy();
+  });
+
+  it('refuses a chunked body past 3 MiB with 413 while it streams in', async () => {
+    const head = requestHead('POST', '/api/v1/namespaces/default/configmaps', {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+    });
+    const chunk = 'x'.repeat(512 * 1024);
+    const chunks = Array.from({ length: 8 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    const res = await rawRequest(s.url, `${head}${chunks.join('')}0\r\n\r\n`);
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toMatchObject({
+      reason: 'RequestEntityTooLarge',
+      message: 'Request entity too large: limit is 3145728',
+    });
+    expect(failures).toEqual([]);
     await healthy();
   });
 });

@@ -18,6 +18,8 @@ import { requestFailure, statusFor, type RequestFailureLog } from './http/error-
 import { upgradeTakeover, writeRawResponse } from './http/upgrade.ts';
 import type { ApiServer } from './server.ts';
 
+const MAX_HEADER_BYTES = 1 << 20;
+
 export interface ListenOptions {
   /** @default 0 (the OS picks a free port) */
   port?: number;
@@ -172,7 +174,7 @@ async function serveOne(
     );
     await send(res, ok === true ? response : notDurable(ok));
   } catch (err: unknown) {
-    onRequestError?.(requestFailure(method, req.url ?? '/', 500, err));
+    if (!abort.signal.aborted) onRequestError?.(requestFailure(method, req.url ?? '/', 500, err));
     if (res.headersSent) res.destroy();
     else await send(res, statusBody(statusFor(err))).catch(() => res.destroy());
   }
@@ -242,9 +244,12 @@ export function listen(
   const onRequest: RequestListener = (req, res) => {
     void serveOne(server, req, res, where, options.onRequestError);
   };
+  // Go's net/http default (http.DefaultMaxHeaderBytes, which kube-apiserver keeps): request
+  // line and headers up to 1 MiB, then 431. Node's own default (16 KiB) refuses URLs kube serves.
+  const limits = { maxHeaderSize: MAX_HEADER_BYTES };
   const http: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
-    : createServer(onRequest);
+    ? createHttpsServer({ ...limits, cert: options.tls.cert, key: options.tls.key }, onRequest)
+    : createServer(limits, onRequest);
   http.on('connect', connectListener(onRequest));
   http.on('upgrade', upgradeListener(server, where));
   return new Promise((resolve, reject) => {

@@ -212,7 +212,8 @@ export class ApiServer {
       return await this.#route(request, signal, method);
     } catch (err: unknown) {
       const response = errorResponse(err);
-      if (response.status >= 500)
+      // A client that went away mid-request (its body stream aborted) is no server failure.
+      if (response.status >= 500 && !signal.aborted)
         this.#options.onRequestError?.(requestFailure(method, request.url, response.status, err));
       return response;
     }
@@ -349,6 +350,7 @@ export class ApiServer {
       if (req.verb === 'create') return bindPod(parts, call);
       throw bindingsMethodNotAllowed();
     }
+    if (!hasSubresourceRoute(r, req.subresource)) throw routeNotFound();
     if (req.subresource !== undefined && req.subresource !== 'status')
       throw methodNotAllowed(req.verb, r);
     if (req.subresource === 'status' && !r.hasStatus) return notFoundPage();

@@ -56,3 +56,190 @@ export const HOSTILE_CASES: ConformanceCase[] = [
     },
   },
 ];
+
+/** List query parameters, each as kube parses (or ignores) it. */
+const LIST_QUERIES = [
+  'resourceVersion=99999999999999999999999',
+  'resourceVersion=-5',
+  'resourceVersion=abc',
+  'resourceVersion=0x10',
+  'resourceVersion=%20',
+  'limit=-1',
+  'limit=abc',
+  'limit=0',
+  'limit=1.5',
+  'limit=99999999999999999999',
+  'timeoutSeconds=abc',
+  'timeoutSeconds=-1',
+  'allowWatchBookmarks=maybe',
+  'resourceVersionMatch=Foo',
+  'resourceVersionMatch=NotOlderThan',
+  'resourceVersionMatch=Exact',
+  'resourceVersionMatch=Exact&resourceVersion=0',
+  'resourceVersionMatch=NotOlderThan&resourceVersion=1',
+  'sendInitialEvents=maybe',
+  'sendInitialEvents=true',
+  'continue=garbage',
+  'continue=',
+  'limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiIn0',
+  'labelSelector=a%3D%3D%3Db',
+  'labelSelector=a%20in%20(',
+  'fieldSelector=metadata.name%3D%3D%3Dx',
+  'fieldSelector=spec.nosuch%3Dx',
+  `labelSelector=${Array.from({ length: 5000 }, (_, i) => `k${i}=v`).join(',')}`,
+  'pretty=maybe',
+  'nosuchparameter=1',
+];
+
+export const PARAMETER_CASES: ConformanceCase[] = [
+  {
+    name: 'hostile: malformed list parameters',
+    async run(t, ns, record) {
+      for (const q of LIST_QUERIES) {
+        const res = await t.requestOnce('GET', `/api/v1/namespaces/${ns}/configmaps?${q}`);
+        record(q.slice(0, 80), brief(res));
+      }
+    },
+  },
+];
+
+function configMap(name: string, data: Record<string, string> = {}): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data };
+}
+
+/** `{"a":{"a":…1…}}`, `depth` objects deep. */
+export function nested(depth: number): string {
+  return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+}
+
+const WATCH_QUERIES = [
+  'timeoutSeconds=abc',
+  'limit=abc',
+  'sendInitialEvents=true',
+  'sendInitialEvents=maybe',
+  'resourceVersionMatch=Exact&resourceVersion=5',
+  'resourceVersionMatch=NotOlderThan&resourceVersion=5',
+  'resourceVersion=-5',
+  'resourceVersion=abc',
+  'resourceVersion=99999999999999999999999',
+  'continue=abc',
+  'labelSelector=a%3D%3D%3Db',
+];
+
+PARAMETER_CASES.push(
+  {
+    name: 'hostile: malformed watch parameters',
+    async run(t, ns, record) {
+      // A negative timeout ends the watch at once; kube sometimes sends its "context deadline
+      // exceeded" ERROR event first and sometimes not (a race in its handler), so only the end
+      // and the absence of object events are compared.
+      const started = Date.now();
+      const expired = await t.watch(
+        `/api/v1/namespaces/${ns}/configmaps?watch=true&timeoutSeconds=-1`,
+        2,
+        5000,
+      );
+      record('timeoutSeconds=-1 ends at once', Date.now() - started < 4000);
+      record(
+        'timeoutSeconds=-1 object events',
+        expired.filter((e) => (e as { type?: unknown }).type !== 'ERROR'),
+      );
+      for (const q of WATCH_QUERIES) {
+        const path = `/api/v1/namespaces/${ns}/configmaps?watch=true&${q}`;
+        // Every one of these ends at once: a Status, or one in-stream ERROR.
+        const events = await t.watch(path, 1, 5000);
+        const first = events[0] as Record<string, unknown> | undefined;
+        record(q, first?.['kind'] === 'Status' ? first : events);
+      }
+    },
+  },
+  {
+    name: 'hostile: malformed write and delete options',
+    async run(t, ns, record) {
+      const base = `/api/v1/namespaces/${ns}/configmaps`;
+      const post = async (query: string): Promise<unknown> =>
+        brief(await t.requestOnce('POST', `${base}?${query}`, { body: configMap('opts') }));
+      record('fieldManager 129', await post(`fieldManager=${'m'.repeat(129)}&dryRun=All`));
+      record('fieldManager 128', await post(`fieldManager=${'m'.repeat(128)}&dryRun=All`));
+      record('fieldManager newline', await post('fieldManager=a%0Ab&dryRun=All'));
+      record('dryRun=Foo', await post('dryRun=Foo'));
+      record('dryRun empty', await post('dryRun='));
+      record('fieldValidation=Foo', await post('fieldValidation=Foo&dryRun=All'));
+      for (const q of [
+        'propagationPolicy=Foo',
+        'gracePeriodSeconds=abc',
+        'gracePeriodSeconds=-5',
+        'gracePeriodSeconds=99999999999999999999',
+        'orphanDependents=maybe',
+      ])
+        record(`DELETE one ${q}`, brief(await t.requestOnce('DELETE', `${base}/nosuch?${q}`)));
+      const none = 'labelSelector=nomatch%3D1';
+      for (const q of ['propagationPolicy=Foo', 'gracePeriodSeconds=abc', 'limit=abc'])
+        record(
+          `DELETE collection ${q}`,
+          brief(await t.requestOnce('DELETE', `${base}?${none}&${q}`)),
+        );
+    },
+  },
+  {
+    name: 'hostile: oversized and malformed bodies',
+    async run(t, ns, record) {
+      const base = `/api/v1/namespaces/${ns}/configmaps?dryRun=All`;
+      const post = async (body: unknown): Promise<unknown> =>
+        brief(await t.requestOnce('POST', base, { body }));
+      record('4 MiB body', await post(configMap('big', { a: 'x'.repeat(4 * 1024 * 1024) })));
+      record('3 MiB body', await post(configMap('big', { a: 'x'.repeat(3 * 1024 * 1024 - 200) })));
+      record('1 MiB data', await post(configMap('big', { a: 'x'.repeat(1024 * 1024 + 10) })));
+      record('nested 100', await post(nested(100)));
+      record(
+        'truncated',
+        await post('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tr'),
+      );
+      record(
+        'duplicate keys',
+        await post('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","name":"e"}}'),
+      );
+      record('null', await post('null'));
+    },
+  },
+  {
+    name: 'hostile: a body nested 5000 objects deep',
+    async run(t, ns, record) {
+      const res = await t.requestOnce('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
+        body: nested(5000),
+      });
+      record('status class', Math.floor(res.status / 100));
+      record('answer', brief(res));
+    },
+  },
+  {
+    name: 'hostile: oversized and odd path segments',
+    async run(t, ns, record) {
+      const longNs = 'n'.repeat(5000);
+      const get = async (path: string): Promise<unknown> => brief(await t.requestOnce('GET', path));
+      record(
+        'list in a 5000-character namespace',
+        await get(`/api/v1/namespaces/${longNs}/configmaps`),
+      );
+      record(
+        'get in a 5000-character namespace',
+        await get(`/api/v1/namespaces/${longNs}/configmaps/x`),
+      );
+      record(
+        'create in a 5000-character namespace',
+        brief(
+          await t.requestOnce('POST', `/api/v1/namespaces/${longNs}/configmaps?dryRun=All`, {
+            body: configMap('x'),
+          }),
+        ),
+      );
+      record(
+        '5000-character name',
+        await get(`/api/v1/namespaces/${ns}/configmaps/${'n'.repeat(5000)}`),
+      );
+      record('upper-case namespace', await get('/api/v1/namespaces/UPPER/configmaps'));
+      record('dots in a name', await get(`/api/v1/namespaces/${ns}/configmaps/a..b`));
+      record('escaped slash', await get(`/api/v1/namespaces/${ns}/configmaps/a%2Fb`));
+    },
+  },
+);

@@ -10,6 +10,7 @@ import {
   type FieldIssue,
 } from '@agent-sandbox/crd-schema';
 import { badRequest, invalid, statusError } from '../errors.ts';
+import { isConfigMap, validateConfigMapSize } from '../resources/configmap-validation.ts';
 import { isEndpointSlice, validateEndpointSlice } from '../resources/endpointslice-strategy.ts';
 import { generateName } from '../objects.ts';
 import { objectKey } from '../resource-store.ts';
@@ -98,6 +99,7 @@ export function admitObject(
   issues.push(...schemaIssues, ...scaleReplicasIssues(call, admitted));
   // Built-in kinds' own validation (kube's Validate<Kind>) after the generic checks.
   if (isEndpointSlice(r)) issues.push(...validateEndpointSlice(admitted, old));
+  if (isConfigMap(r)) issues.push(...validateConfigMapSize(admitted));
   if (isPod(r) && call.req.subresource === undefined) {
     issues.push(
       ...(old

@@ -9,7 +9,7 @@ import {
   badRequest,
   expired,
   internalError,
-  timeout,
+  tooLargeResourceVersion,
 } from '../errors.ts';
 import { patchErrorToStatus, PatchError } from '../patch/errors.ts';
 import { ProtobufError } from '../protobuf/errors.ts';
@@ -39,9 +39,7 @@ function storageStatus(err: StorageError): Status {
       return expired(`too old resource version: ${rev?.requested ?? 0} (${rev?.compact ?? 0})`)
         .status;
     case 'TooLargeResourceVersion':
-      return timeout(
-        `Too large resource version: ${rev?.requested ?? 0}, current: ${rev?.current ?? 0}`,
-      ).status;
+      return tooLargeResourceVersion(String(rev?.requested ?? 0), rev?.current ?? 0).status;
     default:
       return internalError(err).status;
   }

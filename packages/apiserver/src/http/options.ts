@@ -18,6 +18,31 @@ export function invalidOptions(
   });
 }
 
+/** kube's ValidateFieldManager: at most 128 bytes, printable characters only. */
+function checkFieldManager(optionsKind: string, manager: string): void {
+  if (Buffer.byteLength(manager) > 128)
+    throw invalidOptions(
+      optionsKind,
+      'fieldManager',
+      'Too long: may not be more than 128 bytes',
+      'FieldValueTooLong',
+    );
+  let position = 0;
+  for (const ch of manager) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (/[\p{C}\p{Zl}\p{Zp}]/u.test(ch) || (/\s/.test(ch) && ch !== ' ')) {
+      const hex = code.toString(16).toUpperCase().padStart(4, '0');
+      throw invalidOptions(
+        optionsKind,
+        'fieldManager',
+        `Invalid value: ${JSON.stringify(manager)}: invalid character U+${hex} (at position ${position})`,
+        'FieldValueInvalid',
+      );
+    }
+    position += Buffer.byteLength(ch);
+  }
+}
+
 export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
@@ -51,7 +76,10 @@ export function writeOptions(
     fieldValidation: fv as FieldValidation,
   };
   const manager = url.searchParams.get('fieldManager');
-  if (manager !== null) out.fieldManager = manager;
+  if (manager !== null) {
+    checkFieldManager(optionsKind, manager);
+    out.fieldManager = manager;
+  }
   return out;
 }
 

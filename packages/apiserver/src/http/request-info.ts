@@ -20,7 +20,7 @@ function isTrue(v: string | null): boolean {
   return v !== null && !['0', 'false'].includes(v.toLowerCase());
 }
 
-/** A %-decoded path segment; one whose escapes are not UTF-8 (`%FF`) stays as sent. */
+/** The %-decoded path; one whose escapes are not UTF-8 (`%FF`) stays as sent. */
 function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
@@ -31,10 +31,10 @@ function decodeSegment(segment: string): string {
 
 /** Returns undefined for paths that are not resource requests (discovery, openapi, 404). */
 export function parseResourceRequest(method: string, url: URL): ResourceRequest | undefined {
-  const parts = url.pathname
+  // Like Go's mux, route on the decoded path: `a%2Fb` is two segments.
+  const parts = decodeSegment(url.pathname)
     .split('/')
-    .filter((p) => p !== '')
-    .map(decodeSegment);
+    .filter((p) => p !== '');
   let group: string;
   let version: string;
   let rest: string[];

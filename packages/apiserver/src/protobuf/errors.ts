@@ -34,7 +34,7 @@ export class ProtobufError extends ApiServerError {
 }
 
 /** kube-apiserver's summarizeData(body, 30): JSON-looking text as is, anything else as hex. */
-function summarize(body: Uint8Array, max = 30): string {
+export function summarize(body: Uint8Array, max = 30): string {
   if (body.length === 0) return '<empty>';
   const cut = body.subarray(0, max);
   const more = body.length > max ? ' ...' : '';

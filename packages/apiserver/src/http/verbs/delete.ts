@@ -12,6 +12,7 @@ import type { Call, ServerParts } from '../context.ts';
 import { invalidOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { listFilter } from './filter.ts';
+import { listOptions, parseInt64 } from '../list-options.ts';
 
 async function deleteOptions(call: Call): Promise<DeleteOptions> {
   let body: Record<string, unknown> = {};
@@ -23,6 +24,11 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
       throw badRequest('the body of a delete request must be DeleteOptions');
   }
   const q = call.url.searchParams;
+  const grace = q.get('gracePeriodSeconds');
+  if (grace !== null && grace !== '') {
+    const parsed = parseInt64(grace);
+    if (typeof parsed === 'object') throw badRequest(parsed.error);
+  }
   const policy = (q.get('propagationPolicy') ?? body['propagationPolicy']) as string | undefined;
   if (
     policy !== undefined &&
@@ -63,6 +69,7 @@ export async function deleteObject(parts: ServerParts, call: Call): Promise<Resp
 
 export async function deleteCollection(parts: ServerParts, call: Call): Promise<Response> {
   const { r } = call;
+  listOptions(call.url, false); // kube validates a deletecollection's ListOptions as a list's
   const opts = await deleteOptions(call);
   const filter = listFilter(r, call.url, call.version);
   const page = parts.store.list(keyPrefix(r, call.req.namespace));

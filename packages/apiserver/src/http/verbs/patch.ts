@@ -14,6 +14,7 @@ import { groupVersion } from '../../resources/resource.ts';
 import { allocateService } from '../../resources/service-allocation.ts';
 import { isService } from '../../resources/service-strategy.ts';
 import { admitCreateMutations, admitObject } from '../admission.ts';
+import { checkNesting, readText } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { ignoredFieldsFor, mergeSchemaFor } from '../managed-fields.ts';
 import { invalidOptions, managerName, writeOptions } from '../options.ts';
@@ -63,7 +64,8 @@ export async function patch(parts: ServerParts, call: Call): Promise<Response> {
       'Required value: is required for apply patch',
       'FieldValueRequired',
     );
-  const body = decodePatch(await call.http.text(), type);
+  const body = decodePatch(await readText(call.http), type);
+  checkNesting(body, 'the patch');
   const manager = managerName(opts, call.http);
   const schema = mergeSchemaFor(r, call.version);
 

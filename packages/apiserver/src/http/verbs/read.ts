@@ -1,5 +1,5 @@
 // GET of one object and of lists (semantics doc §3.1–3.4).
-import { expired, notFound, timeout } from '../../errors.ts';
+import { expired, notFound, tooLargeResourceVersion } from '../../errors.ts';
 import type { KubeObject } from '../../objects.ts';
 import { keyPrefix, objectKey } from '../../resource-store.ts';
 import { groupVersion } from '../../resources/resource.ts';
@@ -8,17 +8,11 @@ import type { Call, ServerParts } from '../context.ts';
 import { jsonResponse } from '../response.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { listFilter } from './filter.ts';
+import { listOptions } from '../list-options.ts';
 import { requestedTable, tableResponse } from '../tables.ts';
 
 const CONTINUE_TOO_OLD =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
-
-function storageFailure(err: unknown, revision: number | undefined, current: number): never {
-  if (err instanceof StorageError && err.code === 'TooLargeResourceVersion') {
-    throw timeout(`Too large resource version: ${revision}, current: ${current}`);
-  }
-  throw err;
-}
 
 export function get(parts: ServerParts, call: Call): Response {
   const { r, req } = call;
@@ -44,14 +38,15 @@ export function list(parts: ServerParts, call: Call): Response {
   const { r, req, url } = call;
   const filter = listFilter(r, url, call.version);
   const prefix = keyPrefix(r, req.namespace);
-  const rvParam = url.searchParams.get('resourceVersion') ?? '';
-  const continueToken = url.searchParams.get('continue') ?? '';
-  const limitParam = Number(url.searchParams.get('limit') ?? '0');
-  // resourceVersion=0 means "any version": the whole list, limit ignored (§3.3).
+  const options = listOptions(url, false);
+  const rvParam = options.resourceVersion;
+  const continueToken = options.continue;
+  // resourceVersion=0 means "any version": the whole list, limit ignored (§3.3). A limit past
+  // any count the store can hold is no limit.
   const limit =
-    rvParam === '0' || !Number.isFinite(limitParam) || limitParam <= 0
+    rvParam === '0' || options.limit <= 0
       ? undefined
-      : Math.floor(limitParam);
+      : Math.min(options.limit, Number.MAX_SAFE_INTEGER);
 
   let revision: number | undefined;
   let startAfter: string | undefined;
@@ -62,15 +57,10 @@ export function list(parts: ServerParts, call: Call): Response {
     if (revision < parts.store.compactRevision) {
       throw expired(CONTINUE_TOO_OLD);
     }
-  } else if (rvParam !== '' && rvParam !== '0') {
-    revision = Number(rvParam);
-    if (revision > parts.store.currentRevision) {
-      storageFailure(
-        new StorageError('TooLargeResourceVersion', ''),
-        revision,
-        parts.store.currentRevision,
-      );
-    }
+  } else if (options.revision !== undefined && options.revision !== 0n) {
+    const current = parts.store.currentRevision;
+    if (options.revision > BigInt(current))
+      throw tooLargeResourceVersion(String(options.revision), current);
     // "Not older than N" is served from the current state, which satisfies it.
     revision = undefined;
   }

@@ -4,7 +4,7 @@ import { badRequest, methodNotAllowed, notFound } from '../../errors.ts';
 import type { KubeObject } from '../../objects.ts';
 import { applyMergePatch, applyJsonPatch } from '../../patch/index.ts';
 import type { Call, ServerParts } from '../context.ts';
-import { readObject } from '../body.ts';
+import { checkNesting, readObject, readText } from '../body.ts';
 import { readPath, writePath } from '../field-path.ts';
 import { managerName, writeOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
@@ -42,7 +42,8 @@ export async function scale(parts: ServerParts, call: Call): Promise<Response> {
   if (call.req.verb === 'update') desired = await readObject(call.http, 'Scale');
   else if (call.req.verb === 'patch') {
     const type = (call.http.headers.get('content-type') ?? '').split(';')[0]?.trim();
-    const body: unknown = JSON.parse(await call.http.text());
+    const body: unknown = JSON.parse(await readText(call.http));
+    checkNesting(body, 'the patch');
     const base = scaleOf(call, current.obj);
     desired = (
       type === 'application/json-patch+json'

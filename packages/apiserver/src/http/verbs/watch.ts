@@ -5,12 +5,13 @@ import { keyPrefix, objectKey } from '../../resource-store.ts';
 import type { KubeObject } from '../../objects.ts';
 import { groupVersion } from '../../resources/resource.ts';
 import type { Status } from '@agent-sandbox/kube-types';
-import { expired } from '../../errors.ts';
+import { expired, internalError } from '../../errors.ts';
 import { StorageError } from '../../storage/errors.ts';
 import type { WatchEvent } from '../../storage/store.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { isTrueParam } from '../options.ts';
 import { listFilter } from './filter.ts';
+import { listOptions } from '../list-options.ts';
 import { requestedTable, tableForEvent } from '../tables.ts';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -22,15 +23,28 @@ function tooOld(requested: number, oldest: number): Status {
   return expired(`too old resource version: ${requested} (${oldest})`).status;
 }
 
+/** A watch whose timeout passed before it began: kube's one in-stream ERROR, then the end. */
+function deadlineExceeded(): Response {
+  const status = internalError(new Error('context deadline exceeded')).status;
+  status.message = 'context deadline exceeded';
+  delete status.details;
+  return new Response(`${JSON.stringify({ type: 'ERROR', object: status })}\n`, {
+    status: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' },
+  });
+}
+
 export function watch(parts: ServerParts, call: Call): Response {
   const { r, req, url } = call;
   const filter = listFilter(r, url, call.version);
   const singleKey = req.name !== undefined ? objectKey(r, req.namespace, req.name) : undefined;
   const prefix = singleKey ?? keyPrefix(r, req.namespace);
-  const rvParam = url.searchParams.get('resourceVersion') ?? '';
+  const options = listOptions(url, true);
+  const rvParam = options.resourceVersion;
   const bookmarks = isTrueParam(url.searchParams.get('allowWatchBookmarks'));
   const sendInitial = isTrueParam(url.searchParams.get('sendInitialEvents'));
-  const timeoutSeconds = Number(url.searchParams.get('timeoutSeconds') ?? '0');
+  const timeoutSeconds = options.timeoutSeconds ?? 0;
+  if (timeoutSeconds < 0) return deadlineExceeded();
   const encoder = new TextEncoder();
   // `kubectl get --watch` asks for Table events (semantics doc §10).
   const table = requestedTable(call.http);
@@ -88,7 +102,7 @@ export function watch(parts: ServerParts, call: Call): Response {
         lastRevision = fromRevision;
         if (sendInitial && bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
       } else {
-        fromRevision = Number(rvParam);
+        fromRevision = Number(options.revision ?? 0n);
         lastRevision = fromRevision;
       }
 
