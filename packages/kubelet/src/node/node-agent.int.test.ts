@@ -15,11 +15,11 @@ import { ImageStore } from '../images/image-store.ts';
 import { loadOciLayout } from '../images/oci-layout.ts';
 import { RegistryClient } from '../images/registry-client.ts';
 import { LoopbackPodNetwork } from '../network/loopback-network.ts';
-import { runcRuntime } from '../runtime/runc-runtime.ts';
+import { runcRuntime, runscRuntime } from '../runtime/runc-runtime.ts';
 import { findLeaks } from '../testing/leak-check.ts';
 import { buildTestImage } from '../testing/test-image.ts';
 import { hostNodeFacts } from './host-facts.ts';
-import { NODES, NodeAgent } from './node-agent.ts';
+import { NODES, NodeAgent, RUNTIME_CLASSES } from './node-agent.ts';
 
 type PodObject = Pod & KubeObject;
 const IMAGE = 'localhost/test/busybox:v1';
@@ -30,13 +30,17 @@ let client: KubeClient;
 let dir: string;
 let agent: NodeAgent;
 
-function requireRunc(): void {
-  const r = spawnSync('runc', ['--version']);
-  if (r.status !== 0) throw new Error('runc is missing: apt-get install runc (CI must have it)');
+function requireRuntimes(): void {
+  for (const [bin, pkg] of [
+    ['runc', 'runc'],
+    ['runsc', 'runsc'],
+  ] as const)
+    if (spawnSync(bin, ['--version']).status !== 0)
+      throw new Error(`${bin} is missing: apt-get install ${pkg} (CI must have it)`);
 }
 
 beforeAll(async () => {
-  requireRunc();
+  requireRuntimes();
   dir = await mkdtemp(join(tmpdir(), 'asb-node-'));
   api = await startTestApiServer();
   client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
@@ -45,13 +49,20 @@ beforeAll(async () => {
   agent = new NodeAgent({
     client,
     facts: hostNodeFacts('node-test'),
-    runtimes: [runcRuntime(join(dir, 'runc'))],
+    runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+    pidsLimit: 64,
     network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
     images: new ImageService(store, new RegistryClient()),
     dataDir: join(dir, 'node'),
     backoffBaseMs: 200,
   });
   await agent.start();
+  await client.create(RUNTIME_CLASSES, {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name: 'gvisor' },
+    handler: 'runsc',
+  } as KubeObject);
 });
 
 afterAll(async () => {
@@ -59,7 +70,11 @@ afterAll(async () => {
   await agent?.stop();
   console.timeEnd('stop');
   const leaks = dir
-    ? findLeaks({ dataDir: dir, runtimeStateDirs: [join(dir, 'runc')], netnsPrefix: NETNS_PREFIX })
+    ? findLeaks({
+        dataDir: dir,
+        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc')],
+        netnsPrefix: NETNS_PREFIX,
+      })
     : [];
   await api?.close();
   await rm(dir, { recursive: true, force: true });
@@ -292,4 +307,54 @@ describe('NodeAgent with runc', () => {
     await client.delete(PODS, 'default', 'norc');
     await gone('norc');
   });
+
+  it.each([
+    ['runc', undefined, /^\d+\.\d+/],
+    ['gvisor', 'gvisor', /^4\.4\.0$/],
+  ])(
+    'isolates a %s sandbox: no host files, no host processes',
+    async (label, runtimeClassName, kernel) => {
+      const name = `iso-${label}`;
+      const marker = join(dir, 'host-secret');
+      await import('node:fs/promises').then((fs) => fs.writeFile(marker, 'secret'));
+      await client.create(
+        PODS,
+        pod(name, {
+          ...(runtimeClassName ? { runtimeClassName } : {}),
+          containers: [
+            { name: 'c', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '60'] },
+          ],
+        }),
+      );
+      const p = await waitFor(
+        name,
+        (x) => x.status?.containerStatuses?.[0]?.state?.running !== undefined,
+      );
+      expect(p.status?.containerStatuses?.[0]?.containerID).toMatch(
+        label === 'gvisor' ? /^gvisor:\/\// : /^runc:\/\//,
+      );
+      const run = (script: string) => {
+        const cmd = agent.execCommand({ namespace: 'default', name }, 'c', ['sh', '-c', script], {
+          tty: false,
+        });
+        return spawnSync(cmd.file, cmd.args, { env: cmd.env, encoding: 'utf8' });
+      };
+      expect(run('uname -r').stdout.trim()).toMatch(kernel);
+      expect(run(`cat ${marker} || ls /work /home/* 2>&1; echo done`).stdout).not.toContain(
+        'secret',
+      );
+      const psr = run('for p in /proc/[0-9]*; do cat $p/comm; done');
+      const ps = psr.stdout;
+      expect(ps).toContain('sleep');
+      expect(ps).not.toMatch(/node|vitest|runc|containerd|sshd/);
+      expect(ps.trim().split('\n').length).toBeLessThan(6);
+      if (label === 'runc') {
+        // pids.max = 64 for the container: a fork storm hits the limit.
+        const storm = run('for i in $(seq 100); do sleep 1 & done 2>&1; wait; echo end');
+        expect(storm.stdout + storm.stderr).toMatch(/can't fork|Resource temporarily unavailable/);
+      }
+      await client.delete(PODS, 'default', name);
+      await gone(name);
+    },
+  );
 });

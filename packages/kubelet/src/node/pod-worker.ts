@@ -301,7 +301,7 @@ export class PodWorker {
             },
           ],
           extraReadOnlyMounts: this.#ctx.extraReadOnlyMounts,
-          pidsLimit: this.#ctx.pidsLimit,
+          pidsLimit: this.#ctx.pidsLimit + runtime.pidsOverhead,
           nodeMemoryBytes: this.#ctx.nodeMemoryBytes,
         }),
     });

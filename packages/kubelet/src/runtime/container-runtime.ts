@@ -66,6 +66,8 @@ export interface RuntimeProbe {
 export interface ContainerRuntime {
   readonly handler: string;
   readonly scheme: string;
+  /** Host tasks the runtime itself puts in the container's cgroup (gVisor's sentry, gofer, ptrace stubs), added to pids.max. */
+  readonly pidsOverhead: number;
   probe(): Promise<RuntimeProbe>;
   start(spec: ContainerStart): Promise<ContainerProcess>;
   execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand;

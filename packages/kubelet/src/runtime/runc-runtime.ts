@@ -2,7 +2,7 @@
 // (its exit status is the container's), state under a root of our own so that `list()` and
 // cleanup only ever see this agent's containers (kubelet-and-oci §6.3 recipe).
 import { spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { RuntimeError } from '../errors.ts';
 import { runCommand } from '../host/run-command.ts';
 import type {
@@ -25,6 +25,10 @@ export interface OciCliRuntimeOptions {
   scheme: string;
   /** Install hint shown when the binary is missing. */
   installHint: string;
+  /** `run --keep` (runc): state and cgroup stay until delete, so OOM kills can be read. */
+  keep?: boolean;
+  /** @default 0 */
+  pidsOverhead?: number;
 }
 
 const PATH_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
@@ -33,12 +37,14 @@ const PATH_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
 export class OciCliRuntime implements ContainerRuntime {
   readonly handler: string;
   readonly scheme: string;
+  readonly pidsOverhead: number;
   readonly #o: OciCliRuntimeOptions;
 
   constructor(options: OciCliRuntimeOptions) {
     this.#o = options;
     this.handler = options.handler;
     this.scheme = options.scheme;
+    this.pidsOverhead = options.pidsOverhead ?? 0;
   }
 
   #args(...rest: string[]): string[] {
@@ -58,7 +64,7 @@ export class OciCliRuntime implements ContainerRuntime {
   async start(spec: ContainerStart): Promise<ContainerProcess> {
     const child = spawn(
       this.#o.binary,
-      this.#args('run', '--keep', '--bundle', spec.bundleDir, spec.id),
+      this.#args('run', ...(this.#o.keep ? ['--keep'] : []), '--bundle', spec.bundleDir, spec.id),
       {
         stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
         env: PATH_ENV,
@@ -120,8 +126,9 @@ export class OciCliRuntime implements ContainerRuntime {
   }
 
   async list(): Promise<string[]> {
-    const entries = await readdir(this.#o.stateDir, { withFileTypes: true }).catch(() => []);
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    if (!existsSync(this.#o.stateDir)) return [];
+    const r = await runCommand(this.#o.binary, this.#args('list', '--quiet'));
+    return r.code === 0 ? r.stdout.split('\n').filter((l) => l.trim() !== '') : [];
   }
 }
 
@@ -132,5 +139,24 @@ export function runcRuntime(stateDir: string, binary = 'runc'): OciCliRuntime {
     handler: 'runc',
     scheme: 'runc',
     installHint: 'install runc (apt-get install runc)',
+    keep: true,
+  });
+}
+
+/**
+ * gVisor. Debian's runsc only has the ptrace platform here. Its netstack cannot take over a
+ * netns that has only loopback (it refuses "network enabled in root network namespace"), so pods
+ * get `--network=none`: gVisor's own loopback, no pod IP (follow-up: `sandbox` networking once
+ * the bridge network gives pods an interface).
+ */
+export function runscRuntime(stateDir: string, binary = 'runsc'): OciCliRuntime {
+  return new OciCliRuntime({
+    binary,
+    stateDir,
+    globalArgs: ['--platform=ptrace', '--network=none'],
+    handler: 'runsc',
+    scheme: 'gvisor',
+    installHint: 'install gVisor (apt-get install runsc)',
+    pidsOverhead: 1024,
   });
 }
