@@ -4,6 +4,7 @@ import { apiserverVerb } from './verbs/apiserver.ts';
 import { controllerVerb } from './verbs/controller.ts';
 import { manifestsVerb } from './verbs/manifests.ts';
 import { routerVerb } from './verbs/router.ts';
+import { createVerb, getVerb, lsVerb, resumeVerb, rmVerb, suspendVerb } from './verbs/sandboxes.ts';
 import { startVerb } from './verbs/start.ts';
 import { validateVerb } from './verbs/validate.ts';
 
@@ -14,4 +15,10 @@ export const VERBS: readonly Verb[] = [
   apiserverVerb,
   controllerVerb,
   routerVerb,
+  createVerb,
+  lsVerb,
+  getVerb,
+  suspendVerb,
+  resumeVerb,
+  rmVerb,
 ];
