@@ -143,17 +143,26 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
     const readyAt = new Map<string, number>();
     const list = await client.list<Claim>(SANDBOX_CLAIMS, ns);
     const abort = new AbortController();
+    // Re-watched from the last resourceVersion seen whenever the server ends the stream.
     const watching = (async () => {
-      for await (const ev of client.watch<Claim>(SANDBOX_CLAIMS, ns, {
-        resourceVersion: list.metadata.resourceVersion ?? '0',
-        signal: abort.signal,
-      })) {
-        if (ev.type === 'BOOKMARK') continue;
-        const obj = ev.object as Claim;
-        const name = obj.metadata.name ?? '';
-        if (!readyAt.has(name) && isReady(obj)) readyAt.set(name, performance.now());
+      let rv = list.metadata.resourceVersion ?? '0';
+      while (!abort.signal.aborted) {
+        try {
+          for await (const ev of client.watch<Claim>(SANDBOX_CLAIMS, ns, {
+            resourceVersion: rv,
+            signal: abort.signal,
+          })) {
+            if (ev.type === 'BOOKMARK') continue;
+            const obj = ev.object as Claim;
+            rv = obj.metadata.resourceVersion ?? rv;
+            const name = obj.metadata.name ?? '';
+            if (!readyAt.has(name) && isReady(obj)) readyAt.set(name, performance.now());
+          }
+        } catch {
+          await sleep(100);
+        }
       }
-    })().catch(() => undefined);
+    })();
     const start = performance.now();
     const creates: Promise<unknown>[] = [];
     for (let i = 0; i < o.claims; i++) {

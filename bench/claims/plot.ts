@@ -1,6 +1,6 @@
 // The latency plot as a PNG (pngjs): one point per claim, x = when it was created (s from the
-// first create), y = latency in ms on a log scale from 1 ms to 10 s, client watch latency in blue
-// and controller latency in orange, horizontal guides at 10, 100 and 1000 ms (dark) and at the
+// first create), y = latency in ms on a log scale from 1 ms to 1,000 s, client watch latency in blue
+// and controller latency in orange, horizontal guides at each power of ten from 10 ms (grey) and at the
 // 50 and 500 ms targets (red). One panel per target, stacked.
 import { PNG } from 'pngjs';
 import { writeFileSync } from 'node:fs';
@@ -32,12 +32,12 @@ export function writeLatencyPng(path: string, panels: readonly PlotSeries[]): vo
     const top = p * PANEL + PAD;
     const bottom = (p + 1) * PANEL - PAD;
     const yOf = (ms: number): number => {
-      const v = Math.min(4, Math.max(0, Math.log10(Math.max(1, ms))));
-      return bottom - (v / 4) * (bottom - top);
+      const v = Math.min(6, Math.max(0, Math.log10(Math.max(1, ms))));
+      return bottom - (v / 6) * (bottom - top);
     };
     const maxT = Math.max(1, ...panel.points.map(([t]) => t));
     const xOf = (t: number): number => PAD + (t / maxT) * (W - 2 * PAD);
-    for (const ms of [10, 100, 1000])
+    for (const ms of [10, 100, 1000, 10_000, 100_000])
       for (let x = PAD; x < W - PAD; x++) set(x, yOf(ms), [180, 180, 180]);
     for (const ms of [50, 500])
       for (let x = PAD; x < W - PAD; x += 3) set(x, yOf(ms), [220, 40, 40]);
