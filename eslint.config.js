@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { readFileSync } from 'node:fs';
+import { plugin as agentSandbox } from './scripts/eslint/test-boundaries.js';
 
 /** @type {Record<string, string[]>} */
 const layers = JSON.parse(readFileSync(new URL('./layers.json', import.meta.url), 'utf8'));
@@ -48,4 +49,19 @@ export default tseslint.config(
     },
   },
   ...boundaryBlocks,
+  {
+    // Test support crosses packages only through declared ./testing exports (scripts/eslint).
+    files: ['packages/**/*.ts', 'test/**/*.ts'],
+    plugins: { 'agent-sandbox': agentSandbox },
+    rules: {
+      'agent-sandbox/test-boundaries': [
+        'error',
+        {
+          // Recorded debt: the scenario suites and two cluster tests still pick their target
+          // and start the harness through test/support (its Go-built cluster lives in test/).
+          allow: ['test/support/target.ts', 'test/support/cluster.ts'],
+        },
+      ],
+    },
+  },
 );

@@ -9,6 +9,10 @@
 //             the "serving ..." line; the line's own "ms after process start" is recorded too
 //   npx       `npx --no-install agent-sandbox --version` and `npm start` (spawn → ready) add npm's
 //             own start; measured for the bundle way only, as what a user types
+//   help, validate  `--help` and `validate -f <one Sandbox>` (spawn → exit) from this checkout's
+//             bundle ("after") and from the bundle of a base revision built in a git worktree
+//             ("before": default the commit before the lazy verbs, --base REV to choose), with the
+//             ratio after ÷ before
 // Before each bundle sample the bundle is rebuilt (untimed) if a source changed, since other
 // sessions edit the tree meanwhile; the launcher runs with AGENT_SANDBOX_LAUNCH=bundle|source, so
 // a sample can never quietly measure the other way.
@@ -20,14 +24,17 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { defaultBaseRevision, prepareBaseline } from './baseline.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'packages/cli/bin/agent-sandbox.js');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '7' }, base: { type: 'string' } },
+});
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be an integer ≥ 1');
 
-type Way = 'bundle' | 'source';
+type Way = 'bundle' | 'source' | 'before' | 'after';
 interface Sample {
   case: string;
   way: Way;
@@ -64,7 +71,7 @@ function timed(
     const started = performance.now();
     const child = spawn(command, args, {
       cwd: ROOT,
-      env: { ...process.env, AGENT_SANDBOX_LAUNCH: way },
+      env: { ...process.env, AGENT_SANDBOX_LAUNCH: way === 'source' ? 'source' : 'bundle' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: ready !== undefined, // npm start runs the server in a child: stop the group
     });
@@ -149,6 +156,13 @@ async function sample(name: string, way: Way): Promise<Sample> {
       const r = await timed('npm', ['start', '--silent', '--', ...data], way, READY);
       return { case: name, way, wallMs: r.wallMs, reportedMs: Number(r.match?.[1]) };
     }
+    case 'help':
+    case 'validate': {
+      // before: the base revision's bundle; after: this checkout's (both AGENT_SANDBOX_LAUNCH=bundle)
+      const bin = way === 'before' ? baseline.bin : BIN;
+      const args = name === 'help' ? ['--help'] : ['validate', '-f', MANIFEST];
+      return { case: name, way, ...(await timed(process.execPath, [bin, ...args], way)) };
+    }
     default:
       throw new Error(`unknown case ${name}`);
   }
@@ -178,16 +192,25 @@ async function ensureFreshBundle(): Promise<void> {
 }
 
 /** A bundle sample; if a source changed between the check and the run, rebuild and retry. */
-async function bundleSample(name: string): Promise<Sample> {
+async function bundleSample(name: string, way: 'bundle' | 'after'): Promise<Sample> {
   for (let attempt = 1; ; attempt++) {
     await ensureFreshBundle();
     try {
-      return await sample(name, 'bundle');
+      return await sample(name, way);
     } catch (err: unknown) {
       if (attempt >= 3 || !String(err).includes('AGENT_SANDBOX_LAUNCH=bundle but')) throw err;
     }
   }
 }
+
+const baseRevision = values.base ?? defaultBaseRevision(ROOT);
+console.error(`building the base bundle of ${baseRevision} in a git worktree (untimed)`);
+const baseline = prepareBaseline(ROOT, baseRevision);
+const MANIFEST = join(dataRoot, 'sandbox.yaml');
+writeFileSync(
+  MANIFEST,
+  'apiVersion: agents.x-k8s.io/v1beta1\nkind: Sandbox\nmetadata:\n  name: ok\nspec:\n  podTemplate:\n    spec:\n      containers:\n        - name: main\n          image: busybox\n',
+);
 
 const loadBefore = loadavg();
 const startedAt = new Date();
@@ -198,11 +221,16 @@ const plan: [string, Way][] = [
   ['start', 'source'],
   ['npx --version', 'bundle'],
   ['npm start', 'bundle'],
+  ['help', 'before'],
+  ['help', 'after'],
+  ['validate', 'before'],
+  ['validate', 'after'],
 ];
 const samples: Sample[] = [];
 for (let i = 0; i < runs; i++)
   for (const [name, way] of plan) {
-    const s = way === 'bundle' ? await bundleSample(name) : await sample(name, way);
+    const s =
+      way === 'bundle' || way === 'after' ? await bundleSample(name, way) : await sample(name, way);
     samples.push(s);
     console.error(
       `[${i + 1}/${runs}] ${name} (${way}): ${Math.round(s.wallMs)} ms${s.reportedMs !== undefined ? `, ready ${s.reportedMs} ms after process start` : ''}`,
@@ -210,6 +238,7 @@ for (let i = 0; i < runs; i++)
   }
 const loadAfter = loadavg();
 rmSync(dataRoot, { recursive: true, force: true });
+baseline.remove();
 
 const rows = plan.map(([name, way]) => {
   const mine = samples.filter((s) => s.case === name && s.way === way);
@@ -241,6 +270,17 @@ for (const name of ['version', 'start']) {
   const s = rows.find((r) => r.case === name && r.way === 'source')?.wallMs.median;
   if (b && s) lines.push(`${name}: bundle ÷ source = ${(b / s).toFixed(2)}×`);
 }
+const ratios: Record<string, number> = {};
+for (const name of ['help', 'validate']) {
+  const before = rows.find((r) => r.case === name && r.way === 'before')?.wallMs.median;
+  const after = rows.find((r) => r.case === name && r.way === 'after')?.wallMs.median;
+  if (before && after) {
+    ratios[name] = after / before;
+    lines.push(
+      `${name}: after ÷ before (${baseline.describe.slice(0, 60)}) = ${(after / before).toFixed(2)}×`,
+    );
+  }
+}
 console.log(lines.join('\n'));
 
 const dir = fileURLToPath(new URL('../results/', import.meta.url));
@@ -254,6 +294,8 @@ writeFileSync(
       startedAt: startedAt.toISOString(),
       runs,
       rebuilds,
+      base: { revision: baseRevision, commit: baseline.describe },
+      afterOverBefore: ratios,
       machine: {
         cpus: cpus().length,
         node: process.version,

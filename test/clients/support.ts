@@ -16,9 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll } from 'vitest';
-import { listen } from '../../packages/apiserver/src/node-server.ts';
-import { ApiServer } from '../../packages/apiserver/src/server.ts';
-import { openStore, type Store } from '../../packages/apiserver/src/storage/index.ts';
+import { ApiServer, listen, openStore, type Store } from '@agent-sandbox/apiserver';
 
 /** The machine's kubectl (1.32); KUBECTL overrides it. */
 export const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';

@@ -11,7 +11,7 @@ import {
 } from '@agent-sandbox/controllers';
 import type { KubeClient } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
-import { startScriptedKubelet } from '../../packages/controllers/src/testing/scripted-kubelet.ts';
+import { startScriptedKubelet } from '@agent-sandbox/controllers/testing';
 import { seededRandom } from './chaos-plan.ts';
 import { checkClaimStorm, type Claim, type Sandbox, type StormSplit } from './claim-invariants.ts';
 import { startManager, sumSamples, type ManagerProcess } from './manager-process.ts';

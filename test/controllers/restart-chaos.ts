@@ -13,7 +13,7 @@ import {
 } from '@agent-sandbox/kube';
 import type { KubeObject, PersistentVolumeClaim, Pod, Service } from '@agent-sandbox/kube-types';
 import { SANDBOXES } from '@agent-sandbox/controllers';
-import { runningPodStatus } from '../../packages/controllers/src/testing/harness.ts';
+import { runningPodStatus } from '@agent-sandbox/controllers/testing';
 import { chaosPlan, type ChaosPlan, type ChaosPlanOptions } from './chaos-plan.ts';
 import { runDriver, type DriverResult } from './chaos-driver.ts';
 import { checkInvariants, type ObservedState, type SandboxObject } from './invariants.ts';

@@ -30,7 +30,12 @@ try {
   files = readdirSync(EXAMPLES)
     .filter((f) => /\.ya?ml$/.test(f))
     .sort();
-} catch {
+} catch (err: unknown) {
+  // In CI a missing ../shared fails the run: a skipped comparison with upstream compares nothing.
+  if (process.env['CI'] === 'true')
+    throw new Error(`CI=true and ${EXAMPLES} is missing: clone with ../shared beside the repo`, {
+      cause: err,
+    });
   console.warn(
     `skipping upstream example validation: ${EXAMPLES} not found (clone with ../shared beside the repo, or set AGENT_SANDBOX_SHARED_DIR)`,
   );

@@ -1,0 +1,4 @@
+// @agent-sandbox/controllers/testing: support for tests outside the package (test/controllers):
+// the scripted kubelet that plays a node's part and the Pod status it reports.
+export { runningPodStatus } from './harness.ts';
+export { startScriptedKubelet } from './scripted-kubelet.ts';
