@@ -57,3 +57,15 @@ export type { NodeFacts } from './node/node-object.ts';
 export type { NodeLogger } from './node/node-context.ts';
 export { OciCliRuntime, runcRuntime, type OciCliRuntimeOptions } from './runtime/runc-runtime.ts';
 export { buildOciSpec, type OciSpecInput, type BundleMount } from './runtime/oci-spec.ts';
+export { BridgePodNetwork, type BridgePodNetworkOptions } from './network/bridge-network.ts';
+export {
+  createPodNetwork,
+  bridgeUnavailableReason,
+  type PodNetworkChoice,
+} from './network/create-pod-network.ts';
+export { Ipam } from './network/ipam.ts';
+export {
+  PolicyEnforcer,
+  NETWORK_POLICIES,
+  type PolicyEnforcerOptions,
+} from './network/policy/policy-enforcer.ts';

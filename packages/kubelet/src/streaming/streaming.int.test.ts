@@ -3,6 +3,7 @@
 // backend runs real host processes. A protocol test: every byte crosses real sockets.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ describe('node streaming through the embedded API server', () => {
   let backend: HostPodContainers;
   let dir: string;
   let netns: string;
+  let certs: { caCert: string; cert: string; key: string };
   let echo: ChildProcess;
   /** An echo server listening on 127.0.0.1 inside the Pod's network namespace only. */
   const echoPort = 20000 + (process.pid % 10000);
@@ -85,7 +87,7 @@ describe('node streaming through the embedded API server', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kubelet-streaming-'));
-    const certs = await ensureCertificates({ dir: join(dir, 'pki') });
+    certs = await ensureCertificates({ dir: join(dir, 'pki') });
     netns = `kio-stream-${process.pid}`;
     await run('ip', ['netns', 'add', netns]);
     await run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
@@ -436,7 +438,18 @@ describe('node streaming through the embedded API server', () => {
       () => undefined,
     );
     expect(res).toBeUndefined(); // TLS only
-    const { stdout } = await run('curl', ['-sk', `${node.url}/containerLogs/default/web/app`]);
-    expect(JSON.parse(stdout)).toMatchObject({ kind: 'Status', code: 401, reason: 'Unauthorized' });
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpsGet(
+        `${node.url}/containerLogs/default/web/app`,
+        { ca: certs.caCert },
+        (r) => {
+          let text = '';
+          r.on('data', (d: Buffer) => (text += d.toString()));
+          r.on('end', () => resolve(text));
+        },
+      );
+      req.on('error', reject);
+    });
+    expect(JSON.parse(body)).toMatchObject({ kind: 'Status', code: 401, reason: 'Unauthorized' });
   });
 });

@@ -1,0 +1,210 @@
+// The Pod network: each Pod gets its own network namespace with `lo` up and an `eth0` veth whose
+// host end is a port of one host bridge; the Pod's IP comes from the persisted IPAM, its default
+// route is the bridge address, and traffic leaving the pod CIDR is masqueraded. Pods and the host
+// reach each other directly. NetworkPolicy is enforced by policy/ on the same bridge.
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCommand } from '../host/run-command.ts';
+import { ip, nft, sysctl } from './host-commands.ts';
+import { Ipam, numberToIp } from './ipam.ts';
+import type { PodNetwork, PodNetworkStatus, PodNetworkTarget } from './pod-network.ts';
+
+const NETNS_DIR = '/run/netns';
+
+export interface BridgePodNetworkOptions {
+  /** Directory for the IPAM state (`ipam.json`). */
+  stateDir: string;
+  /** @default '10.88.0.0/16' */
+  podCidr?: string;
+  /** Host bridge name (at most 15 characters). @default 'asb0' */
+  bridge?: string;
+  /** Prefix of the netns and host veth names this network owns. @default 'asb' */
+  prefix?: string;
+  /** Cluster DNS domain for the search path. @default 'cluster.local' */
+  clusterDomain?: string;
+  /**
+   * The nameserver Pods get in resolv.conf, with the cluster search path. Absent: Pods get no
+   * DNS settings from the network (the runtime keeps its default).
+   */
+  nameserver?: string;
+}
+
+/** Everything of one Pod's network that lives on the host, by name. */
+export interface PodNetworkNames {
+  netns: string;
+  hostVeth: string;
+  peerVeth: string;
+}
+
+export class BridgePodNetwork implements PodNetwork {
+  readonly mode: string;
+  readonly ipam: Ipam;
+  readonly bridge: string;
+  readonly #prefix: string;
+  readonly #domain: string;
+  readonly #nameserver: string | undefined;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: BridgePodNetworkOptions) {
+    const cidr = options.podCidr ?? '10.88.0.0/16';
+    this.ipam = new Ipam(join(options.stateDir, 'ipam.json'), cidr);
+    this.bridge = options.bridge ?? 'asb0';
+    this.#prefix = options.prefix ?? 'asb';
+    this.#domain = options.clusterDomain ?? 'cluster.local';
+    this.#nameserver = options.nameserver;
+    this.mode = `bridge (${this.bridge} ${cidr})`;
+  }
+
+  /** The pod CIDR in CIDR notation. */
+  get podCidr(): string {
+    return `${numberToIp(this.ipam.cidr.network)}/${this.ipam.prefixLength}`;
+  }
+
+  /** The nft table that masquerades Pod traffic leaving the pod CIDR. */
+  get natTable(): string {
+    return `${this.#prefix}_nat_${this.bridge}`.replace(/[^a-zA-Z0-9_]/g, '_');
+  }
+
+  names(uid: string): PodNetworkNames {
+    const h = createHash('sha256').update(uid).digest('hex').slice(0, 10);
+    return {
+      netns: `${this.#prefix}-${uid}`,
+      hostVeth: `${this.#prefix}h${h}`.slice(0, 15),
+      peerVeth: `${this.#prefix}p${h}`.slice(0, 15),
+    };
+  }
+
+  /** Creates the bridge, forwarding and masquerading once; idempotent. */
+  ensureBridge(): Promise<void> {
+    this.#ready ??= this.#createBridge().catch((err: unknown) => {
+      this.#ready = undefined;
+      throw err;
+    });
+    return this.#ready;
+  }
+
+  async #createBridge(): Promise<void> {
+    const exists = (await runCommand('ip', ['link', 'show', this.bridge])).code === 0;
+    if (!exists)
+      await ip(['link', 'add', this.bridge, 'type', 'bridge'], `create bridge ${this.bridge}`);
+    const addr = `${this.ipam.gateway}/${this.ipam.prefixLength}`;
+    const shown = await ip(
+      ['-4', 'addr', 'show', 'dev', this.bridge],
+      `read the address of ${this.bridge}`,
+    );
+    if (!shown.includes(` ${addr} `))
+      await ip(['addr', 'add', addr, 'dev', this.bridge], `address bridge ${this.bridge}`);
+    await ip(['link', 'set', this.bridge, 'up'], `bring up bridge ${this.bridge}`);
+    await sysctl('net/ipv4/ip_forward', '1');
+    // Bridged Pod-to-Pod packets must pass the inet hooks (with conntrack) for NetworkPolicy.
+    await sysctl('net/bridge/bridge-nf-call-iptables', '1').catch(() => undefined);
+    const cidr = this.podCidr;
+    await nft(
+      [
+        `table inet ${this.natTable}`,
+        `delete table inet ${this.natTable}`,
+        `table inet ${this.natTable} {`,
+        '  chain postrouting {',
+        '    type nat hook postrouting priority srcnat; policy accept;',
+        `    ip saddr ${cidr} ip daddr != ${cidr} masquerade`,
+        '  }',
+        '}',
+      ].join('\n'),
+      `masquerade the pod CIDR ${cidr}`,
+    );
+  }
+
+  async setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus> {
+    await this.ensureBridge();
+    const n = this.names(pod.uid);
+    const podIp = this.ipam.allocate(pod.uid);
+    const status = this.#status(pod, n, podIp);
+    if ((await this.#netnsNames()).includes(n.netns) && (await this.#configured(n, podIp)))
+      return status;
+    // Start over from nothing for a half-made Pod network (an agent stopped mid-setup).
+    await this.#remove(n);
+    await ip(['netns', 'add', n.netns], `create network namespace ${n.netns}`);
+    await ip(
+      ['link', 'add', n.hostVeth, 'type', 'veth', 'peer', 'name', n.peerVeth],
+      `create veth ${n.hostVeth}`,
+    );
+    await ip(['link', 'set', n.peerVeth, 'netns', n.netns], `move ${n.peerVeth} into ${n.netns}`);
+    const inNs = (args: string[], what: string): Promise<string> =>
+      ip(['-n', n.netns, ...args], what);
+    await inNs(['link', 'set', n.peerVeth, 'name', 'eth0'], 'name the pod interface eth0');
+    await inNs(
+      ['addr', 'add', `${podIp}/${this.ipam.prefixLength}`, 'dev', 'eth0'],
+      `address eth0 with ${podIp}`,
+    );
+    await inNs(['link', 'set', 'eth0', 'up'], 'bring up eth0');
+    await inNs(['link', 'set', 'lo', 'up'], 'bring up lo');
+    await inNs(['route', 'add', 'default', 'via', this.ipam.gateway], 'add the default route');
+    await ip(
+      ['link', 'set', n.hostVeth, 'master', this.bridge],
+      `attach ${n.hostVeth} to ${this.bridge}`,
+    );
+    await ip(['link', 'set', n.hostVeth, 'up'], `bring up ${n.hostVeth}`);
+    return status;
+  }
+
+  #status(pod: PodNetworkTarget, n: PodNetworkNames, podIp: string): PodNetworkStatus {
+    const d = this.#domain;
+    const status: PodNetworkStatus = { netnsPath: `${NETNS_DIR}/${n.netns}`, ips: [podIp] };
+    if (this.#nameserver)
+      status.dns = {
+        nameservers: [this.#nameserver],
+        searches: [`${pod.namespace}.svc.${d}`, `svc.${d}`, d],
+        options: ['ndots:5'],
+      };
+    return status;
+  }
+
+  async #configured(n: PodNetworkNames, podIp: string): Promise<boolean> {
+    const r = await runCommand('ip', ['-n', n.netns, '-4', 'addr', 'show', 'dev', 'eth0']);
+    const host = await runCommand('ip', ['link', 'show', n.hostVeth]);
+    return (
+      r.code === 0 &&
+      r.stdout.includes(` ${podIp}/`) &&
+      host.code === 0 &&
+      host.stdout.includes(`master ${this.bridge}`)
+    );
+  }
+
+  async #remove(n: PodNetworkNames): Promise<void> {
+    if ((await this.#netnsNames()).includes(n.netns))
+      await ip(['netns', 'delete', n.netns], `delete network namespace ${n.netns}`);
+    // Deleting the netns takes its veth end and so the pair, asynchronously; a pair never moved
+    // is left here. A device that vanished meanwhile is what we wanted.
+    if ((await runCommand('ip', ['link', 'show', n.hostVeth])).code === 0) {
+      const r = await runCommand('ip', ['link', 'delete', n.hostVeth]);
+      if (r.code !== 0 && !/Cannot find device/.test(r.stderr))
+        await ip(['link', 'delete', n.hostVeth], `delete veth ${n.hostVeth}`);
+    }
+  }
+
+  async tearDown(pod: Pick<PodNetworkTarget, 'uid'>): Promise<void> {
+    await this.#remove(this.names(pod.uid));
+    this.ipam.release(pod.uid);
+  }
+
+  async list(): Promise<string[]> {
+    const prefix = `${this.#prefix}-`;
+    const fromNetns = (await this.#netnsNames())
+      .filter((n) => n.startsWith(prefix))
+      .map((n) => n.slice(prefix.length));
+    return [...new Set([...fromNetns, ...this.ipam.entries().map(([uid]) => uid)])];
+  }
+
+  /** Removes the bridge and the NAT table (after every Pod was torn down); idempotent. */
+  async destroy(): Promise<void> {
+    this.#ready = undefined;
+    if ((await runCommand('ip', ['link', 'show', this.bridge])).code === 0)
+      await ip(['link', 'delete', this.bridge], `delete bridge ${this.bridge}`);
+    await runCommand('nft', ['delete', 'table', 'inet', this.natTable]);
+  }
+
+  async #netnsNames(): Promise<string[]> {
+    return readdir(NETNS_DIR).catch(() => [] as string[]);
+  }
+}

@@ -1,0 +1,134 @@
+// Pod IP allocation from one IPv4 CIDR, persisted so an agent restart keeps every Pod's address.
+// The first host address is the bridge gateway; the rest go to Pods, lowest free first. The
+// state file is rewritten atomically (temp file + rename) after each change.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { KubeletError } from '../errors.ts';
+
+export function ipToNumber(ip: string): number {
+  const parts = ip.split('.').map(Number);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
+    throw new KubeletError('InvalidArgument', `"${ip}" is not an IPv4 address`);
+  return (
+    ((parts[0] as number) * 2 ** 24 +
+      (parts[1] as number) * 2 ** 16 +
+      (parts[2] as number) * 256 +
+      (parts[3] as number)) >>>
+    0
+  );
+}
+
+export function numberToIp(n: number): string {
+  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+}
+
+export interface Cidr {
+  network: number;
+  prefixLength: number;
+  size: number;
+}
+
+export function parseCidr(cidr: string): Cidr {
+  const [ip, len] = cidr.split('/');
+  const prefixLength = Number(len);
+  if (ip === undefined || !Number.isInteger(prefixLength) || prefixLength < 0 || prefixLength > 32)
+    throw new KubeletError(
+      'InvalidArgument',
+      `pod CIDR "${cidr}" is not an IPv4 CIDR such as 10.88.0.0/16`,
+    );
+  const size = 2 ** (32 - prefixLength);
+  const network = Math.floor(ipToNumber(ip) / size) * size;
+  return { network, prefixLength, size };
+}
+
+export function cidrContains(cidr: Cidr, ip: string): boolean {
+  const n = ipToNumber(ip);
+  return n >= cidr.network && n < cidr.network + cidr.size;
+}
+
+interface IpamState {
+  cidr: string;
+  /** pod uid → IP */
+  allocations: Record<string, string>;
+}
+
+export class Ipam {
+  readonly cidr: Cidr;
+  readonly #state: IpamState;
+
+  /**
+   * @param file the state file (created on first allocation)
+   * @throws KubeletError `InvalidArgument` when the file was written for another CIDR (changing
+   * the pod CIDR would re-address running Pods: delete the file after stopping them)
+   */
+  constructor(
+    readonly file: string,
+    cidr: string,
+  ) {
+    this.cidr = parseCidr(cidr);
+    if (this.cidr.size < 4)
+      throw new KubeletError('InvalidArgument', `pod CIDR ${cidr} is too small: use /30 or larger`);
+    let state: IpamState = { cidr, allocations: {} };
+    try {
+      state = JSON.parse(readFileSync(file, 'utf8')) as IpamState;
+    } catch (err: unknown) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new KubeletError(
+          'InvalidArgument',
+          `cannot read IPAM state ${file}: ${(err as Error).message}; delete it to start over`,
+        );
+    }
+    if (state.cidr !== cidr)
+      throw new KubeletError(
+        'InvalidArgument',
+        `IPAM state ${file} is for pod CIDR ${state.cidr}, not ${cidr}: stop the pods and delete the file to change it`,
+      );
+    this.#state = state;
+  }
+
+  get gateway(): string {
+    return numberToIp(this.cidr.network + 1);
+  }
+
+  get prefixLength(): number {
+    return this.cidr.prefixLength;
+  }
+
+  lookup(uid: string): string | undefined {
+    return this.#state.allocations[uid];
+  }
+
+  /** The pod's address: the one it has, or the lowest free one. */
+  allocate(uid: string): string {
+    const existing = this.lookup(uid);
+    if (existing) return existing;
+    const used = new Set(Object.values(this.#state.allocations));
+    // .0 is the network, .1 the gateway, the last address the broadcast.
+    for (let n = this.cidr.network + 2; n < this.cidr.network + this.cidr.size - 1; n++) {
+      const ip = numberToIp(n);
+      if (used.has(ip)) continue;
+      this.#state.allocations[uid] = ip;
+      this.#save();
+      return ip;
+    }
+    throw new KubeletError('Network', `pod CIDR ${this.#state.cidr} has no free address left`);
+  }
+
+  release(uid: string): void {
+    if (!(uid in this.#state.allocations)) return;
+    delete this.#state.allocations[uid];
+    this.#save();
+  }
+
+  /** uid → IP of every allocation. */
+  entries(): [string, string][] {
+    return Object.entries(this.#state.allocations);
+  }
+
+  #save(): void {
+    mkdirSync(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.#state, null, 2));
+    renameSync(tmp, this.file);
+  }
+}

@@ -1,0 +1,320 @@
+// The bridge Pod network and NetworkPolicy enforcement with real network namespaces, veths, a
+// bridge and nftables (root). A test "internet" is one more namespace we create, routed through
+// the host, that also answers on the metadata address 169.254.169.254. Every test ends with a leak
+// check: no namespace, link or nft table of ours is left.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
+import { KubeClient, kubeConfigFromFile, PODS } from '@agent-sandbox/kube';
+// eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
+import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BridgePodNetwork } from './bridge-network.ts';
+import { nftTables } from './host-commands.ts';
+import { NETWORK_POLICIES, PolicyEnforcer } from './policy/policy-enforcer.ts';
+
+const run = promisify(execFile);
+const PREFIX = 'ktio';
+const BRIDGE = 'ktio0';
+const CIDR = '10.233.7.0/24';
+const INET_NS = 'ktio-inet';
+const POLICY_TABLE = 'ktio_policy';
+
+/** Connects from inside `netns` (or the host) to host:port; 'ok' if a byte echoes back. */
+async function probe(
+  netns: string | undefined,
+  host: string,
+  port: number,
+): Promise<'ok' | 'fail'> {
+  const script = `const s=require('net').connect(${port},'${host}',()=>s.write('x'));s.setTimeout(1500,()=>process.exit(1));s.on('data',()=>process.exit(0));s.on('error',()=>process.exit(1));`;
+  const argv = netns
+    ? ['nsenter', `--net=/run/netns/${netns}`, process.execPath, '-e', script]
+    : [process.execPath, '-e', script];
+  try {
+    await run(argv[0] as string, argv.slice(1), { timeout: 5000 });
+    return 'ok';
+  } catch {
+    return 'fail';
+  }
+}
+
+/** An echo server inside `netns` on all addresses. */
+function echoIn(netns: string, port: number): Promise<ChildProcess> {
+  const child = spawn('nsenter', [
+    `--net=/run/netns/${netns}`,
+    process.execPath,
+    '-e',
+    `require('net').createServer((s)=>s.pipe(s)).listen(${port},'0.0.0.0',()=>console.log('ready'))`,
+  ]);
+  return new Promise((resolve) => child.stdout.once('data', () => resolve(child)));
+}
+
+async function leaks(): Promise<string[]> {
+  const netns = (await readdir('/run/netns').catch(() => [] as string[])).filter((n) =>
+    n.startsWith(PREFIX),
+  );
+  const links = (await run('ip', ['-o', 'link', 'show'])).stdout
+    .split('\n')
+    .map((l) => /^\d+: ([^:@]+)/.exec(l)?.[1] ?? '')
+    .filter((n) => n.startsWith(PREFIX));
+  const tables = (await nftTables()).filter((t) => t.includes(PREFIX));
+  return [
+    ...netns.map((n) => `netns ${n}`),
+    ...links.map((l) => `link ${l}`),
+    ...tables.map((t) => `nft ${t}`),
+  ];
+}
+
+describe('bridge pod network', () => {
+  let dir: string;
+  const children: ChildProcess[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kubelet-network-'));
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    const net = new BridgePodNetwork({
+      stateDir: join(dir, 'state'),
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+    });
+    for (const uid of await net.list()) await net.tearDown({ uid });
+    await net.destroy();
+    await run('ip', ['netns', 'delete', INET_NS]).catch(() => undefined);
+    await run('nft', ['delete', 'table', 'inet', POLICY_TABLE]).catch(() => undefined);
+    // the kernel removes a deleted namespace's veth pair asynchronously
+    await expect.poll(leaks, { timeout: 5000 }).toEqual([]);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const target = (uid: string, name = uid, labels: Record<string, string> = {}) => ({
+    namespace: 'default',
+    name,
+    uid,
+    labels,
+    hostname: name,
+  });
+
+  it('gives each Pod its own namespace and bridge IP; Pods and the host reach each other', async () => {
+    const net = new BridgePodNetwork({
+      stateDir: join(dir, 'state'),
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+      nameserver: '10.233.7.1',
+    });
+    const a = await net.setUp(target('uid-a'));
+    const b = await net.setUp(target('uid-b'));
+    expect(a).toEqual({
+      netnsPath: '/run/netns/ktio-uid-a',
+      ips: ['10.233.7.2'],
+      dns: {
+        nameservers: ['10.233.7.1'],
+        searches: ['default.svc.cluster.local', 'svc.cluster.local', 'cluster.local'],
+        options: ['ndots:5'],
+      },
+    });
+    expect(b.ips).toEqual(['10.233.7.3']);
+    const route = (await run('ip', ['-n', 'ktio-uid-a', 'route', 'show', 'default'])).stdout;
+    expect(route).toContain('default via 10.233.7.1 dev eth0');
+    expect((await run('ip', ['-n', 'ktio-uid-a', 'link', 'show', 'lo'])).stdout).toMatch(/UP/);
+    children.push(await echoIn('ktio-uid-a', 8080));
+    expect(await probe(undefined, '10.233.7.2', 8080)).toBe('ok'); // host → pod
+    expect(await probe('ktio-uid-b', '10.233.7.2', 8080)).toBe('ok'); // pod → pod
+    const host: Server = createServer((s) => s.pipe(s));
+    await new Promise<void>((r) => host.listen(0, '10.233.7.1', r));
+    expect(await probe('ktio-uid-b', '10.233.7.1', (host.address() as { port: number }).port)).toBe(
+      'ok',
+    ); // pod → host
+    host.close();
+    // 127.0.0.1 inside a Pod is its own loopback, not the host's
+    expect(await probe('ktio-uid-b', '127.0.0.1', 8080)).toBe('fail');
+  });
+
+  it('keeps addresses across agent restarts and re-adopts a set-up Pod as is', async () => {
+    const first = new BridgePodNetwork({
+      stateDir: join(dir, 'state'),
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+    });
+    await first.setUp(target('uid-1'));
+    const two = await first.setUp(target('uid-2'));
+    await first.tearDown({ uid: 'uid-1' });
+    const restarted = new BridgePodNetwork({
+      stateDir: join(dir, 'state'),
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+    });
+    const before = (await run('ip', ['-n', 'ktio-uid-2', 'link', 'show', 'eth0'])).stdout.split(
+      ':',
+    )[0];
+    expect(await restarted.setUp(target('uid-2'))).toEqual(two);
+    expect(
+      (await run('ip', ['-n', 'ktio-uid-2', 'link', 'show', 'eth0'])).stdout.split(':')[0],
+    ).toBe(before);
+    expect(await restarted.list()).toEqual(['uid-2']);
+    // the freed address is reused
+    expect((await restarted.setUp(target('uid-3'))).ips).toEqual(['10.233.7.2']);
+    expect(
+      () =>
+        new BridgePodNetwork({
+          stateDir: join(dir, 'state'),
+          podCidr: '10.9.0.0/16',
+          bridge: BRIDGE,
+          prefix: PREFIX,
+        }),
+    ).toThrow(/is for pod CIDR 10\.233\.7\.0\/24, not 10\.9\.0\.0\/16/);
+  });
+
+  describe('NetworkPolicy (SandboxTemplate default policy)', () => {
+    let api: TestApiServer;
+    let client: KubeClient;
+    beforeAll(async () => {
+      api = await startTestApiServer();
+      client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
+    });
+    afterAll(async () => api.close());
+
+    async function pod(name: string, labels: Record<string, string>): Promise<string> {
+      const body: Pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: 'default', labels },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      };
+      const created = await client.create(PODS, body as Pod & KubeObject);
+      return created.metadata.uid as string;
+    }
+
+    async function internet(): Promise<void> {
+      await run('ip', ['netns', 'add', INET_NS]);
+      await run('ip', ['link', 'add', 'ktioi0', 'type', 'veth', 'peer', 'name', 'ktioi1']);
+      await run('ip', ['link', 'set', 'ktioi1', 'netns', INET_NS]);
+      await run('ip', ['addr', 'add', '198.51.100.1/24', 'dev', 'ktioi0']);
+      await run('ip', ['link', 'set', 'ktioi0', 'up']);
+      for (const args of [
+        ['addr', 'add', '198.51.100.10/24', 'dev', 'ktioi1'],
+        ['addr', 'add', '169.254.169.254/32', 'dev', 'ktioi1'],
+        ['link', 'set', 'ktioi1', 'up'],
+        ['link', 'set', 'lo', 'up'],
+        ['route', 'add', 'default', 'via', '198.51.100.1'],
+      ])
+        await run('ip', ['-n', INET_NS, ...args]);
+      await run('ip', ['route', 'add', '169.254.169.254/32', 'via', '198.51.100.10']);
+      children.push(await echoIn(INET_NS, 8080));
+    }
+
+    it('blocks the API server, the host, metadata and other sandboxes; allows the internet', async () => {
+      const net = new BridgePodNetwork({
+        stateDir: join(dir, 'state'),
+        podCidr: CIDR,
+        bridge: BRIDGE,
+        prefix: PREFIX,
+      });
+      const hash = 'abc123';
+      const sandboxUid = await pod('sandbox', {
+        'agents.x-k8s.io/sandbox-template-ref-hash': hash,
+      });
+      const otherUid = await pod('other', { app: 'web' });
+      const sandbox = await net.setUp(target(sandboxUid, 'sandbox'));
+      const other = await net.setUp(target(otherUid, 'other'));
+      const [sIp, oIp] = [sandbox.ips[0] as string, other.ips[0] as string];
+      await internet();
+      children.push(
+        await echoIn(`ktio-${sandboxUid}`, 8080),
+        await echoIn(`ktio-${otherUid}`, 8080),
+      );
+      // What stands for the API server: a host port on every address.
+      const apiLike: Server = createServer((s) => s.pipe(s));
+      await new Promise<void>((r) => apiLike.listen(0, '0.0.0.0', r));
+      const hostPort = (apiLike.address() as { port: number }).port;
+      const sNs = `ktio-${sandboxUid}`;
+      const oNs = `ktio-${otherUid}`;
+      const reach = async () => ({
+        internet: await probe(sNs, '198.51.100.10', 8080),
+        metadata: await probe(sNs, '169.254.169.254', 8080),
+        hostGateway: await probe(sNs, '10.233.7.1', hostPort),
+        hostUplink: await probe(sNs, '198.51.100.1', hostPort),
+        otherSandbox: await probe(sNs, oIp, 8080),
+        intoSandbox: await probe(oNs, sIp, 8080),
+        otherToHost: await probe(oNs, '10.233.7.1', hostPort),
+        hostToSandbox: await probe(undefined, sIp, 8080),
+      });
+      const open = {
+        internet: 'ok',
+        metadata: 'ok',
+        hostGateway: 'ok',
+        hostUplink: 'ok',
+        otherSandbox: 'ok',
+        intoSandbox: 'ok',
+        otherToHost: 'ok',
+        hostToSandbox: 'ok',
+      };
+      expect(await reach()).toEqual(open);
+
+      await client.create(NETWORK_POLICIES, {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'tmpl-network-policy', namespace: 'default' },
+        spec: {
+          podSelector: { matchLabels: { 'agents.x-k8s.io/sandbox-template-ref-hash': hash } },
+          policyTypes: ['Ingress', 'Egress'],
+          ingress: [
+            {
+              from: [
+                {
+                  namespaceSelector: {
+                    matchLabels: { 'kubernetes.io/metadata.name': 'agent-sandbox-system' },
+                  },
+                  podSelector: { matchLabels: { app: 'sandbox-router' } },
+                },
+              ],
+            },
+          ],
+          egress: [
+            {
+              to: [
+                {
+                  ipBlock: {
+                    cidr: '0.0.0.0/0',
+                    except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'],
+                  },
+                },
+                { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] } },
+              ],
+            },
+          ],
+        },
+      });
+      const enforcer = new PolicyEnforcer({
+        client,
+        table: POLICY_TABLE,
+        podIps: () => net.ipam.entries(),
+      });
+      await enforcer.sync();
+      expect(await reach()).toEqual({
+        ...open,
+        metadata: 'fail',
+        hostGateway: 'fail',
+        hostUplink: 'fail',
+        otherSandbox: 'fail',
+        intoSandbox: 'fail',
+      });
+      // Deleting the policy opens everything again (level-triggered sync).
+      await client.delete(NETWORK_POLICIES, 'default', 'tmpl-network-policy');
+      await enforcer.sync();
+      expect(await reach()).toEqual(open);
+      await enforcer.remove();
+      apiLike.close();
+      await run('ip', ['route', 'del', '169.254.169.254/32']).catch(() => undefined);
+    });
+  });
+});
