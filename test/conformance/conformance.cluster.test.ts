@@ -19,6 +19,7 @@ import { PER_KIND_CASES } from './cases/per-kind.ts';
 import { KIND_DEFAULT_CASES, POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
 import { POD_VALIDATION_CASES } from './cases/pod-validation.ts';
 import { POD_CASES } from './cases/pods.ts';
+import { RBAC_CASES } from './cases/rbac.ts';
 import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
 import { SERVICE_CASES } from './cases/services.ts';
 import { TABLE_CASES } from './cases/tables.ts';
@@ -41,6 +42,7 @@ const CASES: ConformanceCase[] = [
   ...KIND_DEFAULT_CASES,
   ...HOSTILE_CASES,
   ...PARAMETER_CASES,
+  ...RBAC_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {
@@ -92,7 +94,11 @@ describe('conformance: embedded API server vs kube-apiserver', () => {
   beforeAll(async () => {
     // Our CRDs' v1alpha1 ⇄ v1beta1 converter, as `agent-sandbox apiserver` wires it; the cluster
     // reaches the same code through the harness's conversion webhook.
-    embedded = await startTestApiServer({ convert: (obj, to) => ({ ...convert(obj, to) }) });
+    // Over TLS, as kubectl sends service account tokens only over TLS (cases/rbac.ts).
+    embedded = await startTestApiServer({
+      convert: (obj, to) => ({ ...convert(obj, to) }),
+      tls: true,
+    });
     const cluster = await ensureCluster();
     targets = {
       embedded: targetFor('embedded', embedded.kubeconfigPath),

@@ -33,6 +33,8 @@ export interface Target {
     timeoutMs: number,
     during?: () => Promise<void>,
   ): Promise<unknown[]>;
+  /** The same server reached with a bearer token instead of the admin's credentials. */
+  withToken(token: string): Target;
 }
 
 interface Connection {
@@ -100,7 +102,10 @@ function open(
 }
 
 export function targetFor(name: Target['name'], kubeconfigPath: string): Target {
-  const conn = connectionFrom(kubeconfigPath);
+  return targetOn(name, kubeconfigPath, connectionFrom(kubeconfigPath));
+}
+
+function targetOn(name: Target['name'], kubeconfigPath: string, conn: Connection): Target {
   return {
     name,
     kubeconfigPath,
@@ -142,6 +147,10 @@ export function targetFor(name: Target['name'], kubeconfigPath: string): Target 
         });
         send(encoded);
       });
+    },
+    withToken(token) {
+      const { cert: _cert, key: _key, ...rest } = conn;
+      return targetOn(name, kubeconfigPath, { ...rest, token });
     },
     watch(path, count, timeoutMs, during) {
       return new Promise((resolve) => {

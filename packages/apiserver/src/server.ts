@@ -1,7 +1,13 @@
 // The embedded Kubernetes-compatible API server as a fetch handler (STYLE.md house style 6):
 // `handle(Request) → Response`. node-server.ts binds it to a socket.
 import { randomUUID, type KeyObject } from 'node:crypto';
-import { authenticate, type Authenticator } from './auth/authenticate.ts';
+import {
+  ADMIN_USER,
+  authenticate,
+  type Authenticator,
+  type UserInfo,
+} from './auth/authenticate.ts';
+import { Authorizer, reconcileBootstrapPolicy } from './authz/index.ts';
 import { ServiceAccountTokens } from './auth/service-account-tokens.ts';
 import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import { InServerControllers } from './controllers/in-server-controllers.ts';
@@ -46,8 +52,16 @@ export interface ApiServerOptions {
   convert?: Converter;
   /** CRDs created at startup when absent (the embedded mode installs ours). */
   crds?: readonly CustomResourceDefinition[];
-  /** Bearer token every request must carry; unset means no authentication (tests). */
+  /**
+   * The admin's bearer token (system:masters). Unset (tests): a request without credentials is
+   * the admin; service account tokens still authenticate as their account.
+   */
   token?: string;
+  /**
+   * `RBAC` (kube-apiserver's `--authorization-mode=RBAC`, with the bootstrap roles reconciled
+   * at start) or `AlwaysAllow` (every authenticated request proceeds). @default 'RBAC'
+   */
+  authorization?: 'RBAC' | 'AlwaysAllow';
   /** Serves pods/log, exec, attach and portforward (the node agent, in the embedded mode). */
   podStreams?: PodStreams;
   /** host:port clients use, for /api's serverAddressByClientCIDRs. */
@@ -109,6 +123,8 @@ export const VERSION_INFO = {
 
 const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
+const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
 const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export class ApiServer {
@@ -117,6 +133,7 @@ export class ApiServer {
   readonly #controllers: InServerControllers | undefined;
   readonly #options: ApiServerOptions;
   readonly #authenticator: Authenticator;
+  readonly #authorizer: Authorizer | undefined;
 
   constructor(options: ApiServerOptions) {
     this.#options = options;
@@ -141,6 +158,7 @@ export class ApiServer {
       ...(options.token !== undefined ? { adminToken: options.token } : {}),
       now: ctx.now,
     };
+    if (options.authorization !== 'AlwaysAllow') this.#authorizer = new Authorizer(options.store);
     if (options.controllers !== false)
       this.#controllers = new InServerControllers(this.#parts, {
         ...(options.caCert !== undefined ? { caCert: options.caCert } : {}),
@@ -189,6 +207,7 @@ export class ApiServer {
       };
       if (!existing) store.create(key, JSON.stringify(obj));
     }
+    if (this.#authorizer) reconcileBootstrapPolicy(store, ctx);
     this.#crdController.start();
     this.#controllers?.start();
   }
@@ -221,15 +240,14 @@ export class ApiServer {
 
   async #route(request: Request, signal: AbortSignal, method: string): Promise<Response> {
     const url = new URL(request.url);
-    if (this.#options.token !== undefined) {
-      const auth = request.headers.get('authorization');
-      // Like kube's system:public-info-viewer: health and version are readable anonymously; a
-      // wrong token is refused everywhere (semantics doc §11).
-      const publicInfo =
-        auth === null && method === 'GET' && PUBLIC_PATHS.has(url.pathname.replace(/\/+$/, ''));
-      if (!publicInfo && !(await this.#authenticated(auth))) return errorResponse(unauthorized());
-    }
+    const user = await this.#user(request, url, method);
+    if (!user) return errorResponse(unauthorized());
     const path = url.pathname.replace(/\/+$/, '') || '/';
+    const routed = ROUTED_METHODS.has(method);
+    const req = parseResourceRequest(routed ? method : 'GET', url);
+    // Authorization comes before routing, as in kube-apiserver's handler chain.
+    const denied = this.#authorizer?.deny(user, method, url, routed ? req : undefined);
+    if (denied) throw denied;
     const fixed = this.#fixedRoute(path, request);
     if (fixed) {
       // kube's plain handlers (health, /apis, /apis/<group>, openapi) answer any method as GET;
@@ -237,8 +255,6 @@ export class ApiServer {
       if (method === 'GET' || fixed.status === 404 || ANY_METHOD_PATHS.test(path)) return fixed;
       throw unroutableMethod();
     }
-    const routed = ROUTED_METHODS.has(method);
-    const req = parseResourceRequest(routed ? method : 'GET', url);
     if (!req) return this.#noRoute(path);
     const r = this.#parts.registry.lookup(req.group, req.version, req.resource);
     if (!r) return this.#noRoute(path);
@@ -246,7 +262,7 @@ export class ApiServer {
       if (!hasSubresourceRoute(r, req.subresource)) throw routeNotFound();
       throw unroutableMethod();
     }
-    return this.#serveResource(r, req, request, url, signal);
+    return this.#serveResource(r, req, request, url, signal, user);
   }
 
   /**
@@ -261,11 +277,22 @@ export class ApiServer {
     return notFoundPage();
   }
 
-  /** Whether an Authorization header carries the admin token or a live service account token. */
-  async #authenticated(header: string | null): Promise<boolean> {
-    if (header === null || !header.startsWith('Bearer ')) return false;
+  /**
+   * Who makes the request: the admin token's user, a live service account token's account, or
+   * (like kube's system:public-info-viewer) anonymous for health and version without
+   * credentials; undefined for a wrong or missing credential (semantics doc §11).
+   */
+  async #user(request: Request, url: URL, method: string): Promise<UserInfo | undefined> {
+    const header = request.headers.get('authorization');
+    if (header === null) {
+      if (this.#options.token === undefined) return ADMIN_USER;
+      const publicInfo = method === 'GET' && PUBLIC_PATHS.has(url.pathname.replace(/\/+$/, ''));
+      return publicInfo ? ANONYMOUS : undefined;
+    }
+    if (!header.startsWith('Bearer ')) return undefined;
     const token = header.slice('Bearer '.length).trim();
-    return (await authenticate(this.#authenticator, token)).authenticated;
+    const result = await authenticate(this.#authenticator, token);
+    return result.authenticated ? result.user : undefined;
   }
 
   #fixedRoute(path: string, request: Request): Response | undefined {
@@ -320,8 +347,10 @@ export class ApiServer {
     request: Request,
     url: URL,
     signal: AbortSignal,
+    user: UserInfo,
   ): Promise<Response> {
     const warning = r.deprecationWarnings.get(req.version);
+    const authorizer = this.#authorizer;
     const call: Call = {
       r,
       req,
@@ -330,8 +359,11 @@ export class ApiServer {
       version: req.version,
       warnings: warning ? [warning] : [],
       signal,
+      user,
+      ...(authorizer ? { admit: (obj, old) => authorizer.admit(call, user, obj, old) } : {}),
     };
     const parts = this.#parts;
+    if (authorizer?.isReview(call)) return authorizer.review(call, user, parts.ctx.now());
     if (isNamespaceFinalize(req, r)) return finalizeNamespace(parts, call);
     if (req.subresource === 'scale') return scale(parts, call);
     if (r.plural === 'tokenreviews' && req.verb === 'create')

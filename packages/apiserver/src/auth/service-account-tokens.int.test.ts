@@ -45,6 +45,20 @@ class Harness {
     this.server = this.#start();
   }
 
+  /** Binds the `view` ClusterRole to a service account of `default`. */
+  async grantView(sa: string): Promise<void> {
+    const res = await this.call(
+      'POST',
+      '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings',
+      {
+        metadata: { name: `${sa}-view` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'ServiceAccount', name: sa }],
+      },
+    );
+    expect(res.status).toBe(201);
+  }
+
   async call(
     method: string,
     path: string,
@@ -120,6 +134,13 @@ describe('service account tokens', () => {
       },
       audiences: ['https://kubernetes.default.svc.cluster.local'],
     });
+    // Authenticated (403, not 401) but granted nothing until a RoleBinding says so.
+    const denied = await h.call('GET', `${NS}/configmaps`, undefined, status.token);
+    expect(denied.status).toBe(403);
+    expect(denied.body['message']).toBe(
+      'configmaps is forbidden: User "system:serviceaccount:default:bot" cannot list resource "configmaps" in API group "" in the namespace "default"',
+    );
+    await h.grantView('bot');
     const asBot = await h.call('GET', `${NS}/configmaps`, undefined, status.token);
     expect(asBot.status).toBe(200);
   });
@@ -215,6 +236,7 @@ describe('service account tokens', () => {
     h = new Harness();
     await h.call('POST', `${NS}/serviceaccounts`, { metadata: { name: 'bot' } });
     const token = await h.token('bot');
+    await h.grantView('bot');
     h.restart();
     expect((await h.review(token))['authenticated']).toBe(true);
     expect((await h.call('GET', `${NS}/serviceaccounts/bot`, undefined, token)).status).toBe(200);

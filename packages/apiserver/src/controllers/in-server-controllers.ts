@@ -4,6 +4,7 @@
 // ServiceAccount, kube-root-ca.crt and their Services' endpoints. The embedded server runs them on
 // its own revision log; start() after the CRD controller has installed the stored CRDs.
 import type { ServerParts } from '../http/context.ts';
+import { ClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { EndpointControllers } from './endpoints/endpoint-controllers.ts';
 import { GarbageCollector } from './garbage-collector.ts';
@@ -26,12 +27,15 @@ export class InServerControllers {
   readonly publishers: NamespacePublisher[];
   /** EndpointSlices and Endpoints of Services with selectors. */
   readonly endpoints: EndpointControllers;
+  /** The rules of aggregated ClusterRoles (admin, edit, view). */
+  readonly aggregation: ClusterRoleAggregation;
 
   constructor(parts: ServerParts, options: InServerControllerOptions = {}) {
     this.garbageCollector = new GarbageCollector(parts, options);
     this.namespaces = new NamespaceController(parts, options);
     this.publishers = [new NamespacePublisher(parts, DEFAULT_SERVICE_ACCOUNT, options)];
     this.endpoints = new EndpointControllers(parts, options);
+    this.aggregation = new ClusterRoleAggregation(parts, options);
     if (options.caCert !== undefined)
       this.publishers.push(new NamespacePublisher(parts, rootCaConfigMap(options.caCert), options));
   }
@@ -42,10 +46,12 @@ export class InServerControllers {
     this.namespaces.start();
     for (const p of this.publishers) p.start();
     this.endpoints.start();
+    this.aggregation.start();
   }
 
   /** Idempotent; afterwards no controller timer or watch keeps the process alive. */
   stop(): void {
+    this.aggregation.stop();
     this.endpoints.stop();
     for (const p of this.publishers) p.stop();
     this.namespaces.stop();
@@ -59,6 +65,7 @@ export class InServerControllers {
       this.namespaces.idle(),
       ...this.publishers.map((p) => p.idle()),
       this.endpoints.idle(),
+      this.aggregation.idle(),
     ]);
   }
 }

@@ -80,6 +80,7 @@ export function admitObject(
   if (pruned.length > 0 && opts.fieldValidation === 'Warn') {
     call.warnings.push(...pruned.map((p) => `unknown field "${p}"`));
   }
+  call.admit?.(admitted, old);
   // kube-apiserver's order: ObjectMeta, then the schema, then the scale subresource's check.
   const issues: FieldIssue[] = [...validateObjectMeta(admitted.metadata)];
   // Blocking ObjectMeta errors (required, type, enum, too long/many) also stop CEL rules, and

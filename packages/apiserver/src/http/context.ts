@@ -1,5 +1,6 @@
 // What every verb handler gets: the server's collaborators and the parsed request.
-import type { ServerContext } from '../objects.ts';
+import type { UserInfo } from '../auth/authenticate.ts';
+import type { KubeObject, ServerContext } from '../objects.ts';
 import type { ResourceCodec } from '../resource-store.ts';
 import type { ResourceRegistry } from '../resources/registry.ts';
 import type { ResourceInfo } from '../resources/resource.ts';
@@ -24,4 +25,11 @@ export interface Call {
   warnings: string[];
   /** Aborted when the client goes away (watch streams end with it). */
   signal: AbortSignal;
+  /** Who makes the request (authentication's answer). */
+  user?: UserInfo;
+  /**
+   * Admission the server adds for this request (RBAC escalation checks, Pod Security): runs on
+   * the defaulted object before validation, and throws the refusal.
+   */
+  admit?: (obj: KubeObject, old: KubeObject | undefined) => void;
 }

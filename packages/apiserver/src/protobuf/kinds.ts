@@ -43,6 +43,20 @@ const KINDS: Record<string, Record<string, string>> = {
     TokenReview: 'k8s.io.api.authentication.v1.TokenReview',
     SelfSubjectReview: 'k8s.io.api.authentication.v1.SelfSubjectReview',
   },
+  'authorization.k8s.io/v1': Object.fromEntries(
+    [
+      'LocalSubjectAccessReview',
+      'SelfSubjectAccessReview',
+      'SelfSubjectRulesReview',
+      'SubjectAccessReview',
+    ].map((k) => [k, `k8s.io.api.authorization.v1.${k}`]),
+  ),
+  'rbac.authorization.k8s.io/v1': Object.fromEntries(
+    ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].flatMap((k) => [
+      [k, `k8s.io.api.rbac.v1.${k}`],
+      [`${k}List`, `k8s.io.api.rbac.v1.${k}List`],
+    ]),
+  ),
   'apiextensions.k8s.io/v1': {
     CustomResourceDefinition: `${APIEXT}.CustomResourceDefinition`,
     CustomResourceDefinitionList: `${APIEXT}.CustomResourceDefinitionList`,

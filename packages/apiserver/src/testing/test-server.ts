@@ -11,6 +11,7 @@ import type { Converter } from '../resource-store.ts';
 import type { PodStreams } from '../http/verbs/pod-streams.ts';
 import { ApiServer } from '../server.ts';
 import { openStore } from '../storage/index.ts';
+import { ensureCertificates } from '../tls/certificates.ts';
 
 export interface TestApiServer {
   url: string;
@@ -33,6 +34,11 @@ export interface TestApiServerOptions {
   caCert?: string;
   /** Told about every request that ends in a 5xx. @default ignored */
   onRequestError?: RequestFailureLog;
+  /**
+   * Serve HTTPS with a fresh CA (kubeconfig still skips verification). Clients such as kubectl
+   * send bearer tokens over TLS only, so service-account-token tests of kubectl need it.
+   */
+  tls?: boolean;
 }
 
 /** A CA certificate (no key kept) for servers that have none of their own. */
@@ -75,11 +81,12 @@ export async function startTestApiServer(
     ...(options.onRequestError ? { onRequestError: options.onRequestError } : {}),
   });
   server.start();
-  const listening = await listen(
-    server,
-    options.onRequestError ? { onRequestError: options.onRequestError } : {},
-  );
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-test-'));
+  const tls = options.tls ? await ensureCertificates({ dir: join(dir, 'pki') }) : undefined;
+  const listening = await listen(server, {
+    ...(options.onRequestError ? { onRequestError: options.onRequestError } : {}),
+    ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
+  });
   const kubeconfigPath = join(dir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeconfigFor(listening.url));
   return {

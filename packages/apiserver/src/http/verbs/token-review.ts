@@ -26,22 +26,7 @@ export async function tokenReview(call: Call, authenticator: Authenticator): Pro
     typeof rawSpec === 'object' && rawSpec !== null && !Array.isArray(rawSpec)
       ? (rawSpec as Record<string, unknown>)
       : {};
-  // Like kube: nothing is stored, but the answer carries the managedFields of the request.
-  const metadata =
-    Object.keys(requestSpec).length > 0
-      ? {
-          managedFields: [
-            {
-              manager: managerName(writeOptions(call.url, 'CreateOptions'), call.http),
-              operation: 'Update',
-              apiVersion: 'authentication.k8s.io/v1',
-              time: formatTime(now()),
-              fieldsType: 'FieldsV1',
-              fieldsV1: { 'f:spec': fieldsOf(requestSpec) },
-            },
-          ],
-        }
-      : {};
+  const metadata = reviewMetadata(call, requestSpec, 'authentication.k8s.io/v1', now());
   const body = {
     kind: 'TokenReview',
     apiVersion: 'authentication.k8s.io/v1',
@@ -50,4 +35,39 @@ export async function tokenReview(call: Call, authenticator: Authenticator): Pro
     status,
   };
   return jsonResponse(body, 201, call.warnings);
+}
+
+/**
+ * The metadata of a review's answer: nothing is stored, but like kube the answer carries the
+ * managedFields of the request's spec (none for an empty spec).
+ */
+export function reviewMetadata(
+  call: Call,
+  spec: Record<string, unknown>,
+  apiVersion: string,
+  now: Date,
+): Record<string, unknown> {
+  if (Object.keys(spec).length === 0) return {};
+  return {
+    managedFields: [
+      {
+        manager: managerName(writeOptions(call.url, 'CreateOptions'), call.http),
+        operation: 'Update',
+        apiVersion,
+        time: formatTime(now),
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': withPresence(fieldsOf(spec)) },
+      },
+    ],
+  };
+}
+
+/** Nested structs below spec own their own presence (`.`), as kube's structured-merge-diff says. */
+function withPresence(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    const inner = v as Record<string, unknown>;
+    out[k] = Object.keys(inner).length > 0 ? { '.': {}, ...withPresence(inner) } : inner;
+  }
+  return out;
 }
