@@ -149,8 +149,9 @@ function targetOn(name: Target['name'], kubeconfigPath: string, conn: Connection
       });
     },
     withToken(token) {
-      const { cert: _cert, key: _key, ...rest } = conn;
-      return targetOn(name, kubeconfigPath, { ...rest, token });
+      const bearer: Connection = { base: conn.base, insecure: conn.insecure, token };
+      if (conn.ca) bearer.ca = conn.ca;
+      return targetOn(name, kubeconfigPath, bearer);
     },
     watch(path, count, timeoutMs, during) {
       return new Promise((resolve) => {

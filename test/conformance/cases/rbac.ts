@@ -2,7 +2,7 @@
 // for each rule shape, kube's 403 bodies, escalation and bind prevention, aggregation, and the
 // access reviews. Every case acts as a fresh service account of the case's namespace.
 import { observe, type ConformanceCase } from '../case.ts';
-import type { Target } from '../target.ts';
+import type { HttpResult, Target } from '../target.ts';
 import {
   asServiceAccount,
   AUTHZ,
@@ -10,7 +10,6 @@ import {
   cleanup,
   createBinding,
   createRole,
-  RBAC,
   roleRef,
   rolePath,
   tokenKubeconfig,
@@ -31,7 +30,7 @@ async function cm(t: Target, ns: string, name: string): Promise<void> {
 }
 
 /** Status code only for allowed requests (bodies are covered elsewhere), everything for denials. */
-function seen(res: { status: number; body: unknown }): unknown {
+function seen(res: HttpResult): unknown {
   return res.status === 403 ? observe(res) : { status: res.status };
 }
 
