@@ -18,6 +18,7 @@ import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
 import { KIND_DEFAULT_CASES, POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
 import { POD_VALIDATION_CASES } from './cases/pod-validation.ts';
+import { POD_SECURITY_CASES } from './cases/pod-security.ts';
 import { POD_CASES } from './cases/pods.ts';
 import { RBAC_CASES } from './cases/rbac.ts';
 import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
@@ -43,6 +44,7 @@ const CASES: ConformanceCase[] = [
   ...HOSTILE_CASES,
   ...PARAMETER_CASES,
   ...RBAC_CASES,
+  ...POD_SECURITY_CASES,
 ];
 
 async function installCrds(t: Target): Promise<void> {

@@ -33,3 +33,4 @@ export {
   sandboxWarmPoolToV1alpha1,
   sandboxWarmPoolToV1beta1,
 } from './conversion/sandbox-warm-pool.ts';
+export * from './rbac/controller-roles.ts';

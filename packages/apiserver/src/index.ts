@@ -9,6 +9,13 @@ export {
   type NodeStreamProxyOptions,
 } from './http/pod-stream-proxy.ts';
 export type { Converter } from './resource-store.ts';
+export { uncovered as uncoveredRules, type PolicyRule } from './authz/policy.ts';
+export {
+  enforcing,
+  PRIVILEGED_DEFAULTS,
+  type Level as PodSecurityLevel,
+  type PodSecurityPolicy,
+} from './podsecurity/index.ts';
 export { listen, type ListenOptions, type ListeningServer } from './node-server.ts';
 export { ApiServerError } from './errors.ts';
 export type { RequestFailure, RequestFailureLog } from './http/error-boundary.ts';

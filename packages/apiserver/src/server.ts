@@ -8,6 +8,7 @@ import {
   type UserInfo,
 } from './auth/authenticate.ts';
 import { Authorizer, reconcileBootstrapPolicy } from './authz/index.ts';
+import { PodSecurity, type PodSecurityPolicy } from './podsecurity/index.ts';
 import { ServiceAccountTokens } from './auth/service-account-tokens.ts';
 import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import { InServerControllers } from './controllers/in-server-controllers.ts';
@@ -62,6 +63,11 @@ export interface ApiServerOptions {
    * at start) or `AlwaysAllow` (every authenticated request proceeds). @default 'RBAC'
    */
   authorization?: 'RBAC' | 'AlwaysAllow';
+  /**
+   * Pod Security admission's levels for namespaces without pod-security.kubernetes.io labels.
+   * @default privileged everywhere (kube-apiserver's default configuration)
+   */
+  podSecurity?: PodSecurityPolicy;
   /** Serves pods/log, exec, attach and portforward (the node agent, in the embedded mode). */
   podStreams?: PodStreams;
   /** host:port clients use, for /api's serverAddressByClientCIDRs. */
@@ -134,6 +140,7 @@ export class ApiServer {
   readonly #options: ApiServerOptions;
   readonly #authenticator: Authenticator;
   readonly #authorizer: Authorizer | undefined;
+  readonly #podSecurity: PodSecurity;
 
   constructor(options: ApiServerOptions) {
     this.#options = options;
@@ -159,6 +166,7 @@ export class ApiServer {
       now: ctx.now,
     };
     if (options.authorization !== 'AlwaysAllow') this.#authorizer = new Authorizer(options.store);
+    this.#podSecurity = new PodSecurity(options.store, options.podSecurity);
     if (options.controllers !== false)
       this.#controllers = new InServerControllers(this.#parts, {
         ...(options.caCert !== undefined ? { caCert: options.caCert } : {}),
@@ -351,6 +359,7 @@ export class ApiServer {
   ): Promise<Response> {
     const warning = r.deprecationWarnings.get(req.version);
     const authorizer = this.#authorizer;
+    const podSecurity = this.#podSecurity;
     const call: Call = {
       r,
       req,
@@ -360,7 +369,10 @@ export class ApiServer {
       warnings: warning ? [warning] : [],
       signal,
       user,
-      ...(authorizer ? { admit: (obj, old) => authorizer.admit(call, user, obj, old) } : {}),
+      admit: (obj, old, stage) => {
+        if (stage === 'before-validation') authorizer?.admit(call, user, obj, old);
+        else podSecurity.admit(call, obj, old);
+      },
     };
     const parts = this.#parts;
     if (authorizer?.isReview(call)) return authorizer.review(call, user, parts.ctx.now());

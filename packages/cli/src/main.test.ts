@@ -1,4 +1,4 @@
-import { renderCrdsYaml } from '@agent-sandbox/api';
+import { renderCrdsYaml, renderRbacYaml } from '@agent-sandbox/api';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +55,14 @@ describe('agent-sandbox CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(renderCrdsYaml());
     expect(result.stdout.match(/^kind: CustomResourceDefinition$/gm)).toHaveLength(4);
+  });
+
+  it('prints the controller manager RBAC', async () => {
+    const result = await runCli(['manifests', 'rbac', '--extensions']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(renderRbacYaml({ extensions: true }));
+    expect(result.stdout.match(/^kind: ClusterRole$/gm)).toHaveLength(2);
+    expect(result.stdout.match(/^kind: ClusterRoleBinding$/gm)).toHaveLength(2);
   });
 
   it('validates a valid file with exit 0', async () => {

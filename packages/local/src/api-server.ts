@@ -8,6 +8,7 @@ import {
   CredentialError,
   ensureCertificates,
   ensureServiceAccountKey,
+  enforcing,
   ensureToken,
   isStorageError,
   listen,
@@ -15,6 +16,7 @@ import {
   startCompactor,
   writeKubeconfig,
   type ListeningServer,
+  type PodSecurityLevel,
   type RequestFailure,
   type Store,
 } from '@agent-sandbox/apiserver';
@@ -40,6 +42,12 @@ export interface EmbeddedApiServerOptions {
   dataDir: string;
   /** 0 picks a free port. @default DEFAULT_PORT, or a free port when it is taken */
   port?: number;
+  /**
+   * Pod Security level enforced, warned and audited in namespaces without
+   * pod-security.kubernetes.io labels; sandboxes run untrusted code (ADR 0022).
+   * @default 'baseline'
+   */
+  podSecurity?: PodSecurityLevel;
   onEvent?: (event: ApiServerEvent) => void;
 }
 
@@ -102,6 +110,7 @@ export async function startEmbeddedApiServer(
       // Tokens from TokenRequest stay valid across restarts; the CA becomes kube-root-ca.crt.
       serviceAccountKey: ensureServiceAccountKey({ path: join(paths.pki, 'sa.key') }),
       caCert: certs.caCert,
+      podSecurity: enforcing(options.podSecurity ?? 'baseline'),
       onRequestError: (failure) => emit({ type: 'request-failed', failure }),
     });
     server.start();

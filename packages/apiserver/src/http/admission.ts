@@ -80,7 +80,7 @@ export function admitObject(
   if (pruned.length > 0 && opts.fieldValidation === 'Warn') {
     call.warnings.push(...pruned.map((p) => `unknown field "${p}"`));
   }
-  call.admit?.(admitted, old);
+  call.admit?.(admitted, old, 'before-validation');
   // kube-apiserver's order: ObjectMeta, then the schema, then the scale subresource's check.
   const issues: FieldIssue[] = [...validateObjectMeta(admitted.metadata)];
   // Blocking ObjectMeta errors (required, type, enum, too long/many) also stop CEL rules, and
@@ -116,6 +116,7 @@ export function admitObject(
       issues.map((i) => ({ field: i.field, message: i.message, type: i.type })),
     );
   }
+  call.admit?.(admitted, old, 'after-validation');
   if (isPod(r) && !old) call.warnings.push(...podCreateWarnings(admitted));
   return admitted;
 }

@@ -14,6 +14,8 @@ export interface ServerParts {
   ctx: ServerContext;
 }
 
+export type AdmissionStage = 'before-validation' | 'after-validation';
+
 export interface Call {
   r: ResourceInfo;
   req: ResourceRequest;
@@ -28,8 +30,11 @@ export interface Call {
   /** Who makes the request (authentication's answer). */
   user?: UserInfo;
   /**
-   * Admission the server adds for this request (RBAC escalation checks, Pod Security): runs on
-   * the defaulted object before validation, and throws the refusal.
+   * Admission the server adds for this request; throws the refusal. `before-validation` runs on
+   * the defaulted object where kube's storage checks RBAC escalation; `after-validation` where
+   * kube's validating admission plugins (Pod Security) run.
    */
-  admit?: (obj: KubeObject, old: KubeObject | undefined) => void;
+  admit?: (obj: KubeObject, old: KubeObject | undefined, stage: AdmissionStage) => void;
+  /** Annotations admission adds to this request's audit event (Pod Security's audit level). */
+  audit?: Record<string, string>;
 }

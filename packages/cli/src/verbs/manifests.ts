@@ -1,4 +1,4 @@
-// `agent-sandbox manifests crds` (implementation: commands/manifests.ts).
+// `agent-sandbox manifests crds|rbac` (implementation: commands/manifests.ts).
 import type { Verb } from '../verb.ts';
 
 export const manifestsVerb: Verb = (program, { io, setExit }) => {
@@ -11,5 +11,13 @@ export const manifestsVerb: Verb = (program, { io, setExit }) => {
     .action(async () => {
       const { runManifestsCrds } = await import('../commands/manifests.ts');
       setExit(runManifestsCrds(io));
+    });
+  manifests
+    .command('rbac')
+    .description("the controller manager's ServiceAccount, ClusterRoles and bindings")
+    .option('--extensions', "include the extension controllers' ClusterRole")
+    .action(async (opts: { extensions?: boolean }) => {
+      const { runManifestsRbac } = await import('../commands/manifests.ts');
+      setExit(runManifestsRbac(io, opts));
     });
 };

@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 // eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
 import { connectTarget, type TestTarget } from '../../../../test/support/target.ts';
 import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
+import { controllerClient } from './controller-identity.ts';
 import {
   SCRIPTED_SCHEDULER,
   condition,
@@ -93,7 +94,14 @@ export async function openScenarioWorld(
   await createNamespace(client, ns);
   // The kinds are served once a list succeeds (CRDs just created on the cluster).
   await eventually(() => client.list(SANDBOXES, ns), 60_000);
-  const controller = startSandboxController(client, ns, options);
+  // The controllers run as their own ServiceAccount with our controller roles, as deployed.
+  const controllerKube = await controllerClient(
+    client,
+    kubeConfigFromFile(handle.kubeconfigPath),
+    ns,
+    { extensions: options.extensions !== undefined },
+  );
+  const controller = startSandboxController(controllerKube, ns, options);
   const kubelet =
     options.extensions !== undefined && target === 'embedded'
       ? startScriptedKubelet(client, ns)
@@ -108,6 +116,7 @@ export async function openScenarioWorld(
       await kubelet?.stop();
       await releaseTestFinalizers(client, ns).catch(() => undefined);
       await client.delete(NAMESPACES, undefined, ns).catch(() => undefined);
+      await controllerKube.close();
       await client.close();
       await handle.close();
     },

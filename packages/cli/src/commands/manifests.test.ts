@@ -1,0 +1,47 @@
+// `manifests rbac`: our controller roles hold nothing upstream's generated ClusterRoles do not
+// (../shared/upstream/rbac/), checked with the embedded server's own coverage rules.
+import {
+  CONTROLLER_CLUSTER_ROLE,
+  EXTENSIONS_CLUSTER_ROLE,
+  controllerRbacManifests,
+  type ClusterRoleManifest,
+} from '@agent-sandbox/api';
+import { uncoveredRules, type PolicyRule } from '@agent-sandbox/apiserver';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const UPSTREAM = new URL('../../../../../shared/upstream/rbac/', import.meta.url);
+
+function upstreamRole(file: string, name: string): PolicyRule[] {
+  const docs = parseAllDocuments(readFileSync(fileURLToPath(new URL(file, UPSTREAM)), 'utf8'));
+  const role = docs
+    .map((d) => d.toJSON() as ClusterRoleManifest | null)
+    .find((d) => d?.kind === 'ClusterRole' && d.metadata.name === name);
+  if (!role) throw new Error(`${file} has no ClusterRole ${name}`);
+  return role.rules;
+}
+
+describe('controller RBAC', () => {
+  it.each([
+    [CONTROLLER_CLUSTER_ROLE, 'rbac.generated.yaml'],
+    [EXTENSIONS_CLUSTER_ROLE, 'extensions-rbac.generated.yaml'],
+  ] as const)('$metadata.name is equal to or narrower than upstream', (ours, file) => {
+    expect(uncoveredRules(upstreamRole(file, ours.metadata.name), ours.rules)).toEqual([]);
+  });
+
+  it('binds each role to the controller ServiceAccount', () => {
+    const docs = controllerRbacManifests({ extensions: true });
+    expect(
+      docs.map((d) => `${String(d['kind'])}/${String((d['metadata'] as { name: string }).name)}`),
+    ).toEqual([
+      'Namespace/agent-sandbox-system',
+      'ServiceAccount/agent-sandbox-controller',
+      'ClusterRole/agent-sandbox-controller',
+      'ClusterRole/agent-sandbox-controller-extensions',
+      'ClusterRoleBinding/agent-sandbox-controller',
+      'ClusterRoleBinding/agent-sandbox-controller-extensions',
+    ]);
+  });
+});

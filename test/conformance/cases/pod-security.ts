@@ -1,0 +1,273 @@
+// Pod Security admission (pod-security.kubernetes.io namespace labels): enforce refuses with
+// kube's 403 naming each field, warn answers with Warning headers, audit lets the Pod in; label
+// values are validated; tightening enforce warns about the Pods already there. Pods are created
+// with dryRun=All where nothing needs to stay (admission runs all the same).
+import { observe, type ConformanceCase } from '../case.ts';
+import type { HttpResult, Target } from '../target.ts';
+
+type Json = Record<string, unknown>;
+const P = 'pod-security.kubernetes.io';
+
+async function label(
+  t: Target,
+  ns: string,
+  labels: Record<string, string | null>,
+): Promise<HttpResult> {
+  return t.request('PATCH', `/api/v1/namespaces/${ns}`, {
+    contentType: 'application/merge-patch+json',
+    body: { metadata: { labels } },
+  });
+}
+
+function pod(name: string, spec: Json = {}, container: Json = {}): Json {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'busybox', ...container }], ...spec },
+  };
+}
+
+const RESTRICTED_OK: Json = {
+  securityContext: {
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    runAsNonRoot: true,
+    seccompProfile: { type: 'RuntimeDefault' },
+  },
+};
+
+async function tryPod(t: Target, ns: string, body: Json, dryRun = true): Promise<unknown> {
+  const res = await t.request(
+    'POST',
+    `/api/v1/namespaces/${ns}/pods${dryRun ? '?dryRun=All' : ''}`,
+    { body },
+  );
+  const o = observe(res) as Json;
+  const warning = res.headers['warning'];
+  return { ...(res.status === 201 ? { status: 201 } : o), ...(warning ? { warning } : {}) };
+}
+
+const BASELINE_VIOLATIONS: [string, Json, Json][] = [
+  ['privileged', {}, { securityContext: { privileged: true } }],
+  ['hostPath', { volumes: [{ name: 'root', hostPath: { path: '/' } }] }, {}],
+  ['host namespaces', { hostNetwork: true, hostPID: true, hostIPC: true }, {}],
+  [
+    'capabilities',
+    {},
+    { securityContext: { capabilities: { add: ['NET_ADMIN', 'SYS_ADMIN', 'CHOWN'] } } },
+  ],
+  [
+    'hostPort',
+    {},
+    {
+      ports: [
+        { containerPort: 80, hostPort: 8080 },
+        { containerPort: 81, hostPort: 443 },
+      ],
+    },
+  ],
+  ['seccomp unconfined', { securityContext: { seccompProfile: { type: 'Unconfined' } } }, {}],
+  ['sysctls', { securityContext: { sysctls: [{ name: 'kernel.msgmax', value: '1' }] } }, {}],
+  ['seLinux', {}, { securityContext: { seLinuxOptions: { type: 'spc_t', user: 'root' } } }],
+  ['appArmor', {}, { securityContext: { appArmorProfile: { type: 'Unconfined' } } }],
+  ['probe host', {}, { readinessProbe: { httpGet: { host: '10.0.0.1', port: 80 } } }],
+];
+
+export const POD_SECURITY_CASES: ConformanceCase[] = [
+  {
+    name: 'pod security: enforce baseline refuses each privileged field, naming it',
+    run: async (t, ns, rec) => {
+      rec('label', (await label(t, ns, { [`${P}/enforce`]: 'baseline' })).status);
+      rec('plain pod', await tryPod(t, ns, pod('plain')));
+      for (const [what, spec, container] of BASELINE_VIOLATIONS)
+        rec(what, await tryPod(t, ns, pod(what.replace(/ /g, '-').toLowerCase(), spec, container)));
+      // Validation comes first: an invalid Pod is 422 whatever it would violate.
+      rec(
+        'invalid and privileged',
+        await tryPod(t, ns, pod('Bad', {}, { securityContext: { privileged: true } })),
+      );
+      const all = pod(
+        'all',
+        { hostNetwork: true, volumes: [{ name: 'h', hostPath: { path: '/etc' } }] },
+        {
+          securityContext: { privileged: true, capabilities: { add: ['SYS_ADMIN'] } },
+        },
+      );
+      (all['spec'] as Json)['initContainers'] = [
+        { name: 'init', image: 'busybox', securityContext: { privileged: true } },
+      ];
+      rec('everything at once', await tryPod(t, ns, all));
+      const generated = await tryPod(t, ns, {
+        ...pod(''),
+        metadata: { generateName: 'gen-' },
+        spec: {
+          containers: [{ name: 'c', image: 'busybox', securityContext: { privileged: true } }],
+        },
+      });
+      // Admission sees the generated name; its random suffix differs between servers.
+      rec(
+        'generateName',
+        JSON.parse(JSON.stringify(generated).replace(/gen-[a-z0-9]{5}/g, 'gen-<rand>')),
+      );
+    },
+  },
+  {
+    name: 'pod security: enforce restricted, and an older enforce-version',
+    run: async (t, ns, rec) => {
+      await label(t, ns, { [`${P}/enforce`]: 'restricted' });
+      rec('plain pod', await tryPod(t, ns, pod('plain')));
+      rec('compliant pod', await tryPod(t, ns, pod('ok', {}, RESTRICTED_OK)));
+      rec(
+        'pod-level settings',
+        await tryPod(
+          t,
+          ns,
+          pod(
+            'podlevel',
+            { securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } } },
+            {
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] },
+              },
+            },
+          ),
+        ),
+      );
+      rec(
+        'root user',
+        await tryPod(
+          t,
+          ns,
+          pod(
+            'root',
+            { securityContext: { runAsUser: 0 } },
+            {
+              securityContext: {
+                ...(RESTRICTED_OK['securityContext'] as Json),
+                runAsNonRoot: false,
+                runAsUser: 0,
+              },
+            },
+          ),
+        ),
+      );
+      rec(
+        'volume types',
+        await tryPod(
+          t,
+          ns,
+          pod(
+            'vols',
+            {
+              volumes: [
+                { name: 'a', hostPath: { path: '/' } },
+                { name: 'b', nfs: { server: 'x', path: '/' } },
+                { name: 'c', emptyDir: {} },
+              ],
+            },
+            RESTRICTED_OK,
+          ),
+        ),
+      );
+      rec(
+        'windows pod',
+        await tryPod(
+          t,
+          ns,
+          pod('win', { os: { name: 'windows' }, securityContext: { runAsNonRoot: true } }),
+        ),
+      );
+      rec(
+        'unmasked procMount in a user namespace',
+        await tryPod(
+          t,
+          ns,
+          pod(
+            'procmount',
+            { hostUsers: false },
+            {
+              securityContext: {
+                ...(RESTRICTED_OK['securityContext'] as Json),
+                procMount: 'Unmasked',
+              },
+            },
+          ),
+        ),
+      );
+      await label(t, ns, { [`${P}/enforce-version`]: 'v1.21' });
+      rec(
+        'v1.21',
+        await tryPod(
+          t,
+          ns,
+          pod(
+            'old',
+            {},
+            {
+              securityContext: {
+                runAsNonRoot: true,
+                seccompProfile: { type: 'RuntimeDefault' },
+                capabilities: { add: ['SYS_ADMIN'] },
+              },
+            },
+          ),
+        ),
+      );
+    },
+  },
+  {
+    name: 'pod security: warn and audit levels admit the Pod; warn adds Warning headers',
+    run: async (t, ns, rec) => {
+      await label(t, ns, { [`${P}/warn`]: 'restricted', [`${P}/audit`]: 'baseline' });
+      rec('plain pod', await tryPod(t, ns, pod('plain')));
+      rec(
+        'privileged pod',
+        await tryPod(t, ns, pod('priv', {}, { securityContext: { privileged: true } })),
+      );
+      await label(t, ns, {
+        [`${P}/warn`]: null,
+        [`${P}/enforce`]: 'baseline',
+        [`${P}/enforce-version`]: 'v1.30',
+      });
+      // Without a warn label, warn follows a stricter enforce (and its version).
+      rec('enforce baseline, warn defaulted', await tryPod(t, ns, pod('plain2')));
+      await label(t, ns, { [`${P}/warn`]: 'restricted', [`${P}/warn-version`]: 'latest' });
+      rec('enforce baseline, warn restricted', await tryPod(t, ns, pod('plain3')));
+    },
+  },
+  {
+    name: 'pod security: invalid labels are refused; tightening enforce warns about existing Pods',
+    run: async (t, ns, rec) => {
+      rec('bad level', observe(await label(t, ns, { [`${P}/enforce`]: 'strict' })));
+      rec(
+        'bad version',
+        observe(await label(t, ns, { [`${P}/warn-version`]: '1.30', [`${P}/audit`]: 'none' })),
+      );
+      const other = `${ns}-bad`;
+      rec(
+        'create with bad label',
+        observe(
+          await t.request('POST', '/api/v1/namespaces', {
+            body: {
+              apiVersion: 'v1',
+              kind: 'Namespace',
+              metadata: { name: other, labels: { [`${P}/enforce`]: 'x' } },
+            },
+          }),
+        ),
+      );
+      await t.request('DELETE', `/api/v1/namespaces/${other}`);
+      for (const name of ['b', 'a', 'c'])
+        await t.request('POST', `/api/v1/namespaces/${ns}/pods`, {
+          body: pod(name, {}, name === 'c' ? { securityContext: { privileged: true } } : {}),
+        });
+      const tighten = await label(t, ns, { [`${P}/enforce`]: 'restricted' });
+      rec('tighten', { status: tighten.status, warning: tighten.headers['warning'] });
+      const relax = await label(t, ns, { [`${P}/enforce`]: 'baseline' });
+      rec('relax', { status: relax.status, warning: relax.headers['warning'] });
+      rec('pod still there', (await t.request('GET', `/api/v1/namespaces/${ns}/pods/c`)).status);
+    },
+  },
+];
