@@ -7,6 +7,12 @@ import {
   type ClusterRoleManifest,
 } from '@agent-sandbox/api';
 import { uncoveredRules, type PolicyRule } from '@agent-sandbox/apiserver';
+import {
+  SANDBOX_CLAIM_PERMISSIONS,
+  SANDBOX_TEMPLATE_PERMISSIONS,
+  SANDBOX_WARM_POOL_PERMISSIONS,
+  type Permission,
+} from '@agent-sandbox/controllers';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +35,17 @@ describe('controller RBAC', () => {
     [EXTENSIONS_CLUSTER_ROLE, 'extensions-rbac.generated.yaml'],
   ] as const)('$metadata.name is equal to or narrower than upstream', (ours, file) => {
     expect(uncoveredRules(upstreamRole(file, ours.metadata.name), ours.rules)).toEqual([]);
+  });
+
+  it('the extensions role grants what each extension reconciler declares it needs', () => {
+    const asRules = (ps: readonly Permission[]): PolicyRule[] =>
+      ps.map((p) => ({ apiGroups: [p.group], resources: [p.resource], verbs: [...p.verbs] }));
+    for (const declared of [
+      SANDBOX_CLAIM_PERMISSIONS,
+      SANDBOX_TEMPLATE_PERMISSIONS,
+      SANDBOX_WARM_POOL_PERMISSIONS,
+    ])
+      expect(uncoveredRules(EXTENSIONS_CLUSTER_ROLE.rules, asRules(declared))).toEqual([]);
   });
 
   it('binds each role to the controller ServiceAccount', () => {
