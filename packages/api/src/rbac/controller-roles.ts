@@ -11,12 +11,12 @@ export interface PolicyRule {
   verbs: string[];
 }
 
-export interface ClusterRoleManifest {
+export type ClusterRoleManifest = {
   apiVersion: 'rbac.authorization.k8s.io/v1';
   kind: 'ClusterRole';
   metadata: { name: string; labels?: Record<string, string> };
   rules: PolicyRule[];
-}
+};
 
 /** Where the controller manager runs and which ServiceAccount it uses. */
 export const CONTROLLER_NAMESPACE = 'agent-sandbox-system';

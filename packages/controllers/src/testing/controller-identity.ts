@@ -86,15 +86,17 @@ export async function controllerClient(
       spec: { expirationSeconds: 86400 },
     },
   )) as { status: { token: string } };
-  const {
-    clientCertPem: _cert,
-    clientKeyPem: _key,
-    username: _u,
-    password: _p,
-    tokenFile: _f,
-    ...rest
-  } = adminConfig;
-  const client = new KubeClient({ config: { ...rest, token: issued.status.token } });
+  // Only the token: no client certificate or basic auth of the admin's may come along.
+  const config: KubeConfig = {
+    server: adminConfig.server,
+    namespace: adminConfig.namespace,
+    insecureSkipTlsVerify: adminConfig.insecureSkipTlsVerify,
+    ...(adminConfig.caPem !== undefined ? { caPem: adminConfig.caPem } : {}),
+    ...(adminConfig.tlsServerName !== undefined
+      ? { tlsServerName: adminConfig.tlsServerName }
+      : {}),
+  };
+  const client = new KubeClient({ config: { ...config, token: issued.status.token } });
   // kube-apiserver's authorizer reads informer caches: wait until the binding applies.
   await eventually(async () => {
     const review = (await client.request(
