@@ -111,7 +111,15 @@ describe('conformance: embedded API server vs kube-apiserver', () => {
   });
 
   afterAll(async () => {
-    for (const ns of namespaces)
+    // Every namespace of this run, the extra ones some cases make (`<ns>-<n>`) included.
+    const listed = await targets?.cluster.request('GET', '/api/v1/namespaces');
+    const items = ((listed?.body as { items?: { metadata: { name: string } }[] }).items ?? []).map(
+      (i) => i.metadata.name,
+    );
+    for (const ns of new Set([
+      ...namespaces,
+      ...items.filter((n) => n.startsWith(`conf-${runId}-`)),
+    ]))
       await targets?.cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
     await embedded?.close();
   });

@@ -19,6 +19,26 @@ async function label(
   });
 }
 
+/**
+ * A fresh namespace `<ns>-<n>` created with `labels`. kube-apiserver's Pod Security reads a
+ * patched namespace from its informer cache a moment later, but looks up one it has not seen,
+ * so a new namespace takes effect at once. The case's namespace deletion does not cover it:
+ * conformance.cluster.test.ts deletes every `conf-` namespace it made, these included.
+ */
+async function labelled(
+  t: Target,
+  ns: string,
+  n: number,
+  labels: Record<string, string>,
+): Promise<string> {
+  const name = `${ns}-${n}`;
+  const res = await t.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } },
+  });
+  if (res.status !== 201) throw new Error(`${t.name}: create namespace ${name}: ${res.status}`);
+  return name;
+}
+
 function pod(name: string, spec: Json = {}, container: Json = {}): Json {
   return {
     apiVersion: 'v1',
@@ -78,14 +98,17 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
   {
     name: 'pod security: enforce baseline refuses each privileged field, naming it',
     run: async (t, ns, rec) => {
-      rec('label', (await label(t, ns, { [`${P}/enforce`]: 'baseline' })).status);
-      rec('plain pod', await tryPod(t, ns, pod('plain')));
+      const cur = await labelled(t, ns, 1, { [`${P}/enforce`]: 'baseline' });
+      rec('plain pod', await tryPod(t, cur, pod('plain')));
       for (const [what, spec, container] of BASELINE_VIOLATIONS)
-        rec(what, await tryPod(t, ns, pod(what.replace(/ /g, '-').toLowerCase(), spec, container)));
+        rec(
+          what,
+          await tryPod(t, cur, pod(what.replace(/ /g, '-').toLowerCase(), spec, container)),
+        );
       // Validation comes first: an invalid Pod is 422 whatever it would violate.
       rec(
         'invalid and privileged',
-        await tryPod(t, ns, pod('Bad', {}, { securityContext: { privileged: true } })),
+        await tryPod(t, cur, pod('Bad', {}, { securityContext: { privileged: true } })),
       );
       const all = pod(
         'all',
@@ -97,8 +120,8 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
       (all['spec'] as Json)['initContainers'] = [
         { name: 'init', image: 'busybox', securityContext: { privileged: true } },
       ];
-      rec('everything at once', await tryPod(t, ns, all));
-      const generated = await tryPod(t, ns, {
+      rec('everything at once', await tryPod(t, cur, all));
+      const generated = await tryPod(t, cur, {
         ...pod(''),
         metadata: { generateName: 'gen-' },
         spec: {
@@ -115,14 +138,14 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
   {
     name: 'pod security: enforce restricted, and an older enforce-version',
     run: async (t, ns, rec) => {
-      await label(t, ns, { [`${P}/enforce`]: 'restricted' });
-      rec('plain pod', await tryPod(t, ns, pod('plain')));
-      rec('compliant pod', await tryPod(t, ns, pod('ok', {}, RESTRICTED_OK)));
+      let cur = await labelled(t, ns, 1, { [`${P}/enforce`]: 'restricted' });
+      rec('plain pod', await tryPod(t, cur, pod('plain')));
+      rec('compliant pod', await tryPod(t, cur, pod('ok', {}, RESTRICTED_OK)));
       rec(
         'pod-level settings',
         await tryPod(
           t,
-          ns,
+          cur,
           pod(
             'podlevel',
             { securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } } },
@@ -139,7 +162,7 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
         'root user',
         await tryPod(
           t,
-          ns,
+          cur,
           pod(
             'root',
             { securityContext: { runAsUser: 0 } },
@@ -157,7 +180,7 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
         'volume types',
         await tryPod(
           t,
-          ns,
+          cur,
           pod(
             'vols',
             {
@@ -175,7 +198,7 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
         'windows pod',
         await tryPod(
           t,
-          ns,
+          cur,
           pod('win', { os: { name: 'windows' }, securityContext: { runAsNonRoot: true } }),
         ),
       );
@@ -183,7 +206,7 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
         'unmasked procMount in a user namespace',
         await tryPod(
           t,
-          ns,
+          cur,
           pod(
             'procmount',
             { hostUsers: false },
@@ -196,12 +219,15 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
           ),
         ),
       );
-      await label(t, ns, { [`${P}/enforce-version`]: 'v1.21' });
+      cur = await labelled(t, ns, 2, {
+        [`${P}/enforce`]: 'restricted',
+        [`${P}/enforce-version`]: 'v1.21',
+      });
       rec(
         'v1.21',
         await tryPod(
           t,
-          ns,
+          cur,
           pod(
             'old',
             {},
@@ -220,21 +246,29 @@ export const POD_SECURITY_CASES: ConformanceCase[] = [
   {
     name: 'pod security: warn and audit levels admit the Pod; warn adds Warning headers',
     run: async (t, ns, rec) => {
-      await label(t, ns, { [`${P}/warn`]: 'restricted', [`${P}/audit`]: 'baseline' });
-      rec('plain pod', await tryPod(t, ns, pod('plain')));
+      let cur = await labelled(t, ns, 1, {
+        [`${P}/warn`]: 'restricted',
+        [`${P}/audit`]: 'baseline',
+      });
+      rec('plain pod', await tryPod(t, cur, pod('plain')));
       rec(
         'privileged pod',
-        await tryPod(t, ns, pod('priv', {}, { securityContext: { privileged: true } })),
+        await tryPod(t, cur, pod('priv', {}, { securityContext: { privileged: true } })),
       );
-      await label(t, ns, {
-        [`${P}/warn`]: null,
+      const enforced = {
+        [`${P}/audit`]: 'baseline',
         [`${P}/enforce`]: 'baseline',
         [`${P}/enforce-version`]: 'v1.30',
-      });
+      };
+      cur = await labelled(t, ns, 2, enforced);
       // Without a warn label, warn follows a stricter enforce (and its version).
-      rec('enforce baseline, warn defaulted', await tryPod(t, ns, pod('plain2')));
-      await label(t, ns, { [`${P}/warn`]: 'restricted', [`${P}/warn-version`]: 'latest' });
-      rec('enforce baseline, warn restricted', await tryPod(t, ns, pod('plain3')));
+      rec('enforce baseline, warn defaulted', await tryPod(t, cur, pod('plain2')));
+      cur = await labelled(t, ns, 3, {
+        ...enforced,
+        [`${P}/warn`]: 'restricted',
+        [`${P}/warn-version`]: 'latest',
+      });
+      rec('enforce baseline, warn restricted', await tryPod(t, cur, pod('plain3')));
     },
   },
   {

@@ -1,0 +1,4 @@
+// The sandbox-token suite against the harness's kube-apiserver (sandbox-token.ts).
+import { sandboxTokenSuite } from './sandbox-token.ts';
+
+sandboxTokenSuite('cluster');
