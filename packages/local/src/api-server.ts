@@ -44,7 +44,7 @@ export interface EmbeddedApiServerOptions {
   port?: number;
   /**
    * Pod Security level enforced, warned and audited in namespaces without
-   * pod-security.kubernetes.io labels; sandboxes run untrusted code (ADR 0022).
+   * pod-security.kubernetes.io labels; sandboxes run untrusted code (ADR 0026).
    * @default 'baseline'
    */
   podSecurity?: PodSecurityLevel;
