@@ -114,7 +114,7 @@ export function sandboxTokenSuite(target: TestTarget): void {
       admin = new KubeClient({ config: adminConfig });
       await createNamespace(admin, ns);
       await createNamespace(admin, other);
-      // What the embedded mode puts on sandbox namespaces by default (ADR 0022).
+      // What the embedded mode puts on sandbox namespaces by default (ADR 0026).
       await admin.patch(
         { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
         undefined,
