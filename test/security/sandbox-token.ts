@@ -14,14 +14,14 @@ import {
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controllerClient } from '../../packages/controllers/src/testing/controller-identity.ts';
 import {
+  controllerClient,
   createNamespace,
   eventually,
   newSandbox,
   startSandboxController,
   type RunningController,
-} from '../../packages/controllers/src/testing/harness.ts';
+} from '@agent-sandbox/controllers/testing';
 import { connectTarget, type TargetHandle, type TestTarget } from '../support/target.ts';
 
 type Json = Record<string, unknown>;

@@ -2,3 +2,11 @@
 // the scripted kubelet that plays a node's part and the Pod status it reports.
 export { runningPodStatus } from './harness.ts';
 export { startScriptedKubelet } from './scripted-kubelet.ts';
+export { controllerClient } from './controller-identity.ts';
+export {
+  createNamespace,
+  eventually,
+  newSandbox,
+  startSandboxController,
+  type RunningController,
+} from './harness.ts';
