@@ -6,11 +6,13 @@ import { manifestsVerb } from './verbs/manifests.ts';
 import { routerVerb } from './verbs/router.ts';
 import { createVerb, getVerb, lsVerb, resumeVerb, rmVerb, suspendVerb } from './verbs/sandboxes.ts';
 import { startVerb } from './verbs/start.ts';
+import { upVerb } from './verbs/up.ts';
 import { validateVerb } from './verbs/validate.ts';
 
 export const VERBS: readonly Verb[] = [
   validateVerb,
   manifestsVerb,
+  upVerb,
   startVerb,
   apiserverVerb,
   controllerVerb,

@@ -55,7 +55,12 @@ export { NodeAgent, NODES, RUNTIME_CLASSES, type NodeAgentOptions } from './node
 export { hostNodeFacts, primaryIPv4 } from './node/host-facts.ts';
 export type { NodeFacts } from './node/node-object.ts';
 export type { NodeLogger } from './node/node-context.ts';
-export { OciCliRuntime, runcRuntime, type OciCliRuntimeOptions } from './runtime/runc-runtime.ts';
+export {
+  OciCliRuntime,
+  runcRuntime,
+  runscRuntime,
+  type OciCliRuntimeOptions,
+} from './runtime/runc-runtime.ts';
 export { buildOciSpec, type OciSpecInput, type BundleMount } from './runtime/oci-spec.ts';
 export { BridgePodNetwork, type BridgePodNetworkOptions } from './network/bridge-network.ts';
 export {

@@ -11,6 +11,7 @@ import {
 } from './api-server.ts';
 import { signalComponent, type Component, type RunningComponent } from './component.ts';
 import { LocalError } from './errors.ts';
+import { nodeAgentComponent, type EmbeddedNodeAgentOptions } from './node-agent.ts';
 
 /** The controller manager's options; the embedded mode supplies the kubeconfig. */
 export type EmbeddedControllerManagerOptions = Omit<ControllerManagerOptions, 'kubeConfig'>;
@@ -19,8 +20,9 @@ export interface EmbeddedOptions {
   apiServer: EmbeddedApiServerOptions;
   /** Absent: no controller manager (the API server alone). */
   controllerManager?: EmbeddedControllerManagerOptions;
-  // Next: `kubelet?: KubeletOptions` (the node agent) and `router?: RouterOptions`, each one
-  // entry in components() below.
+  /** Absent: no node agent (Pods stay Pending). Needs root and runc (packages/kubelet README). */
+  kubelet?: EmbeddedNodeAgentOptions;
+  // Next: `router?: RouterOptions`, one entry in components() below.
 }
 
 export interface EmbeddedHandle {
@@ -46,6 +48,7 @@ export function components(options: EmbeddedOptions): Component[] {
         runControllerManager({ ...cm, kubeConfig: ctx.apiServer.kubeConfig }, signal),
       ),
     );
+  if (options.kubelet) out.push(nodeAgentComponent(options.kubelet));
   return out;
 }
 

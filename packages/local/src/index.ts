@@ -22,3 +22,8 @@ export {
   type EmbeddedOptions,
 } from './embedded.ts';
 export { LocalError, type LocalErrorCode } from './errors.ts';
+export {
+  nodeAgentComponent,
+  RUNTIME_CLASS_NAMES,
+  type EmbeddedNodeAgentOptions,
+} from './node-agent.ts';

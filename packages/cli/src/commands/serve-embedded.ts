@@ -14,6 +14,12 @@ import { withStreams, type CommandIO } from '../io.ts';
 export interface ServeRunOptions {
   /** Stops the mode when aborted. @default the IO's stop signal (SIGINT/SIGTERM) */
   signal?: AbortSignal;
+  /** Runs once everything serves, before waiting (e.g. `up` writes endpoints.json). */
+  onServing?: (apiServer: {
+    url: string;
+    dataDir: string;
+    kubeconfigPath: string;
+  }) => Promise<void>;
 }
 
 /** Serves until the signal aborts; returns 0, or throws a CliError for what a user can fix. */
@@ -36,6 +42,7 @@ export async function serveEmbedded(
       `serving ${url} (data dir ${dataDir}; ready in ${Math.round(performance.now() - startedAt)} ms, ${Math.round(performance.now())} ms after process start)\n` +
         `kubeconfig: ${kubeconfigPath}\n`,
     );
+    await run.onServing?.({ url, dataDir, kubeconfigPath });
     const failure = await untilStopped(handle.done, stop.signal);
     await handle.stop();
     io.stdout('stopped\n');
