@@ -6,8 +6,8 @@
 // controller runtime. Run by the root `prepare` script on `npm install`, or by hand:
 // `npm run build`.
 //
-// Third-party packages stay external (loaded from node_modules as usual: better-sqlite3's native
-// addon, pino's worker transports). dist/agent-sandbox.manifest.json lists every source file the
+// Third-party packages stay external (loaded from node_modules as usual: better-sqlite3's and node-pty's
+// native addons, pino's worker transports). dist/agent-sandbox.manifest.json lists every source file the
 // bundle was built from with its size and mtime; the launcher (agent-sandbox.js) uses the bundle
 // only while all of them are unchanged and runs the sources through tsx otherwise.
 //
@@ -42,6 +42,8 @@ const OLD_CHUNK_GRACE_MS = 60 * 60 * 1000;
  */
 const EXTERNAL = new Set([
   'better-sqlite3',
+  // Native addon (the node agent's TTY sessions): its loader looks for pty.node by its own path.
+  'node-pty',
   'pino',
   'esbuild',
   'tsx',
