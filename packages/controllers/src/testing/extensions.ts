@@ -12,7 +12,7 @@ import {
   type TemplateObject,
 } from '../extensions/resources.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
-import { eventually } from './harness.ts';
+import { eventually, testPodTemplate } from './harness.ts';
 import type { ScenarioWorld } from './scenario-world.ts';
 
 type World = Pick<ScenarioWorld, 'client' | 'ns'>;
@@ -26,16 +26,7 @@ export function newTemplate(
     apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
     kind: 'SandboxTemplate',
     metadata: { name, namespace: ns },
-    spec: {
-      podTemplate: {
-        metadata: { labels: { app: 'agent' } },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 8080 }] }],
-        },
-      },
-      ...spec,
-    },
+    spec: { podTemplate: testPodTemplate(), ...spec },
   };
 }
 

@@ -99,6 +99,17 @@ export async function eventually<T>(
 }
 
 /** A v1beta1 Sandbox with one busybox container listening on 8080. */
+/** The Pod template every test Sandbox and SandboxTemplate starts from: one busybox container, 1 s grace. */
+export function testPodTemplate(): v1beta1.SandboxSpec['podTemplate'] {
+  return {
+    metadata: { labels: { app: 'agent' } },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 8080 }] }],
+    },
+  };
+}
+
 export function newSandbox(
   namespace: string,
   name: string,
@@ -108,16 +119,7 @@ export function newSandbox(
     apiVersion: 'agents.x-k8s.io/v1beta1',
     kind: 'Sandbox',
     metadata: { name, namespace },
-    spec: {
-      podTemplate: {
-        metadata: { labels: { app: 'agent' } },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 8080 }] }],
-        },
-      },
-      ...spec,
-    },
+    spec: { podTemplate: testPodTemplate(), ...spec },
   };
 }
 
