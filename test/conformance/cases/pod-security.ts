@@ -10,8 +10,8 @@ type Json = Record<string, unknown>;
 /** Pods a namespace-update warning names: each group is "name" or "name (and N other pods)". */
 function podsWarned(warning: string | undefined): number {
   let count = 0;
-  for (const m of (warning ?? '').matchAll(/299 - "([^"\\]|\\.)*?(\(and (\d+) other pods?\))?:/g))
-    count += 1 + Number(m[3] ?? 0);
+  for (const m of (warning ?? '').matchAll(/299 - "[a-z0-9.-]+( \(and (\d+) other pods?\))?:/g))
+    count += 1 + Number(m[2] ?? 0);
   return count;
 }
 
