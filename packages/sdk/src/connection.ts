@@ -5,7 +5,7 @@ import { trace, type Tracer } from '@opentelemetry/api';
 import { SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT } from '@agent-sandbox/protocol';
 import { ConfigError, InvalidArgumentError, fromKubeError } from './errors.ts';
 import type { ConnectionOptions, Env } from './options.ts';
-import { checkDnsLabel } from './validation.ts';
+import { checkDnsLabel, checkDnsSubdomain, checkPort } from './validation.ts';
 
 export const SDK_NAME = '@agent-sandbox/sdk';
 export const SDK_VERSION = '0.1.0';
@@ -14,6 +14,8 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export interface DataPlaneTarget {
   /** Set: every data-plane call goes through this router. */
   routerUrl: string | undefined;
+  /** The router's per-sandbox host domain (getHost). */
+  sandboxDomain: string | undefined;
   restPort: number;
   grpcPort: number;
 }
@@ -42,10 +44,13 @@ export function resolveConnection(options: ConnectionOptions, env: Env): Connect
     );
   const routerUrl = options.routerUrl ?? (env['AGENT_SANDBOX_ROUTER_URL'] || undefined);
   if (routerUrl !== undefined) checkHttpUrl('routerUrl', routerUrl);
+  const sandboxDomain = options.sandboxDomain ?? (env['AGENT_SANDBOX_SANDBOX_DOMAIN'] || undefined);
+  if (sandboxDomain !== undefined) checkDnsSubdomain('sandboxDomain', sandboxDomain.toLowerCase());
   const dataPlane: DataPlaneTarget = {
     routerUrl: routerUrl?.replace(/\/+$/, ''),
-    restPort: port('sandboxdPorts.rest', options.sandboxdPorts?.rest ?? SANDBOXD_REST_PORT),
-    grpcPort: port('sandboxdPorts.grpc', options.sandboxdPorts?.grpc ?? SANDBOXD_GRPC_PORT),
+    sandboxDomain: sandboxDomain?.toLowerCase(),
+    restPort: checkPort('sandboxdPorts.rest', options.sandboxdPorts?.rest ?? SANDBOXD_REST_PORT),
+    grpcPort: checkPort('sandboxdPorts.grpc', options.sandboxdPorts?.grpc ?? SANDBOXD_GRPC_PORT),
   };
   const provider = options.tracerProvider ?? trace.getTracerProvider();
   let kube: KubeClient;
@@ -122,10 +127,4 @@ function checkHttpUrl(name: string, value: string): void {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new InvalidArgumentError(`${name} "${value}" must be an http:// or https:// URL`);
-}
-
-function port(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > 65535)
-    throw new InvalidArgumentError(`${name} ${value} must be a port in 1-65535`);
-  return value;
 }

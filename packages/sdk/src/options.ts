@@ -50,6 +50,12 @@ export interface ConnectionOptions {
    * @default env AGENT_SANDBOX_ROUTER_URL; unset: the SDK dials the sandbox's Pod IP
    */
   routerUrl?: string;
+  /**
+   * Domain of the router's per-sandbox host names, `<port>-<sandbox>.<namespace>.<domain>`
+   * (the router's sandbox domain), used by getHost() with `routerUrl`.
+   * @default env AGENT_SANDBOX_SANDBOX_DOMAIN; unset: getHost() needs it when routerUrl is set
+   */
+  sandboxDomain?: string;
   /** Ports of sandboxd on the Pod IP (direct mode only). @default { rest: 8080, grpc: 9090 } */
   sandboxdPorts?: SandboxdPorts;
   /**

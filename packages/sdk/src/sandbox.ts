@@ -14,7 +14,7 @@ import { claimTimeoutPatch, operatingModePatch, sandboxTimeoutPatch } from './ob
 import type { ConnectionOptions, CreateSpec } from './options.ts';
 import { SANDBOXES, SANDBOX_CLAIMS, type ClaimObject, type SandboxObject } from './resources.ts';
 import { withSpan } from './tracing.ts';
-import { checkDnsLabel, checkLabels, checkTimeoutMs } from './validation.ts';
+import { checkDnsLabel, checkLabels, checkPort, checkTimeoutMs } from './validation.ts';
 import { waitFor } from './wait.ts';
 
 export type SandboxCreateOptions = CreateSpec & ConnectionOptions;
@@ -227,6 +227,16 @@ export class Sandbox implements AsyncDisposable {
         throw notFoundOr(err, this.id);
       }
     });
+  }
+
+  /**
+   * The URL that reaches `port` in the sandbox, e.g. a web server it runs: through the router,
+   * `http://<port>-<sandbox>.<namespace>.<sandboxDomain>[:routerPort]` (the router's per-sandbox
+   * host names); in direct mode (no routerUrl), `http://<Pod IP>:<port>`.
+   */
+  async getHost(port: number): Promise<string> {
+    checkPort('port', port);
+    return this.#span('sandbox.getHost', () => this.#endpoint.url(port));
   }
 
   /** Releases this handle's connections; the sandbox keeps running. */

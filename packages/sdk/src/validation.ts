@@ -71,3 +71,10 @@ export function checkTimeoutMs(field: string, value: number): void {
   if (!Number.isInteger(value) || value <= 0)
     throw new InvalidArgumentError(`${field} ${value} must be a whole number of milliseconds > 0`);
 }
+
+/** A TCP port: a whole number in 1-65535. */
+export function checkPort(field: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > 65535)
+    throw new InvalidArgumentError(`${field} ${value} must be a port in 1-65535`);
+  return value;
+}

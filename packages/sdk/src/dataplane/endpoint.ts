@@ -38,6 +38,23 @@ export class SandboxEndpoint {
     return { baseUrl: `http://${hostPart(await this.#ip())}:${restPort}`, headers: {} };
   }
 
+  /**
+   * The URL of `port` in the sandbox: with a router, its per-sandbox host name
+   * (`<port>-<sandbox>.<namespace>.<domain>` on the router's scheme and port, as the router's
+   * host routing expects); without one, the Pod IP and port.
+   */
+  async url(port: number): Promise<string> {
+    const { routerUrl, sandboxDomain } = this.#conn.dataPlane;
+    if (!routerUrl) return `http://${hostPart(await this.#ip())}:${port}`;
+    if (!sandboxDomain)
+      throw new UnsupportedError(
+        `getHost(${port}) through the router needs the router's sandbox domain: pass sandboxDomain or set AGENT_SANDBOX_SANDBOX_DOMAIN`,
+      );
+    const router = new URL(routerUrl);
+    const host = `${port}-${this.#sandboxName}.${this.#conn.namespace}.${sandboxDomain}`;
+    return `${router.protocol}//${host}${router.port ? `:${router.port}` : ''}`;
+  }
+
   /** A gRPC client of `service` on the Pod IP (the router carries no gRPC). */
   async grpc(service: Parameters<typeof serviceClient>[1], what: string): Promise<ServiceClient> {
     if (this.#conn.dataPlane.routerUrl)
