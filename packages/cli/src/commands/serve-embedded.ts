@@ -5,11 +5,30 @@ import {
   LocalError,
   startEmbedded,
   type ApiServerEvent,
+  type EmbeddedApiServerOptions,
   type EmbeddedOptions,
 } from '@agent-sandbox/local';
 import { performance } from 'node:perf_hooks';
 import { failureOf } from '../errors.ts';
+import type { PodSecurityFlag } from '../flags/pod-security.ts';
 import { withStreams, type CommandIO } from '../io.ts';
+
+/** The API server flags `apiserver`, `start` and `up` share. */
+export interface ApiServerFlags {
+  /** 0 picks a free port. @default DEFAULT_PORT, or a free port when it is taken */
+  port?: number;
+  /** @default 'baseline' (startEmbeddedApiServer's default) */
+  podSecurity?: PodSecurityFlag;
+}
+
+/** The embedded API server's options from the shared flags. */
+export function apiServerOptions(dataDir: string, flags: ApiServerFlags): EmbeddedApiServerOptions {
+  return {
+    dataDir,
+    ...(flags.port !== undefined ? { port: flags.port } : {}),
+    ...(flags.podSecurity !== undefined ? { podSecurity: flags.podSecurity } : {}),
+  };
+}
 
 export interface ServeRunOptions {
   /** Stops the mode when aborted. @default the IO's stop signal (SIGINT/SIGTERM) */

@@ -6,13 +6,17 @@ import type { CommandIO } from '../io.ts';
 import { defaultDataDir } from '../data-dir.ts';
 import { exitCodeFor } from '../report-error.ts';
 import { controllerLogger } from './controller-logger.ts';
-import { serveEmbedded, type ServeRunOptions } from './serve-embedded.ts';
+import {
+  apiServerOptions,
+  serveEmbedded,
+  type ApiServerFlags,
+  type ServeRunOptions,
+} from './serve-embedded.ts';
 
 export { defaultDataDir };
 
-export interface StartOptions {
+export interface StartOptions extends ApiServerFlags {
   dataDir?: string;
-  port?: number;
 }
 
 export interface StartRunOptions extends ServeRunOptions {
@@ -32,10 +36,7 @@ export async function runStart(
   try {
     return await serveEmbedded(
       {
-        apiServer: {
-          dataDir: opts.dataDir ?? defaultDataDir(),
-          ...(opts.port !== undefined ? { port: opts.port } : {}),
-        },
+        apiServer: apiServerOptions(opts.dataDir ?? defaultDataDir(), opts),
         // One process owns the data dir: no leader election, no metrics or probe ports, and no
         // conversion webhook (the embedded server converts v1alpha1 in-process).
         controllerManager: {

@@ -8,7 +8,7 @@ import type { CommandIO } from '../io.ts';
 import { defaultDataDir } from '../data-dir.ts';
 import { exitCodeFor } from '../report-error.ts';
 import { controllerLogger } from './controller-logger.ts';
-import { serveEmbedded, type ServeRunOptions } from './serve-embedded.ts';
+import { apiServerOptions, serveEmbedded, type ServeRunOptions } from './serve-embedded.ts';
 import type { StartOptions, StartRunOptions } from './start.ts';
 
 export function upDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -40,7 +40,7 @@ export async function runUp(
   try {
     return await serveEmbedded(
       {
-        apiServer: { dataDir, ...(opts.port !== undefined ? { port: opts.port } : {}) },
+        apiServer: apiServerOptions(dataDir, opts),
         controllerManager: {
           logger: controllerLogger({}, io),
           controllers: ['sandbox', 'sandboxclaim', 'sandboxwarmpool', 'sandboxtemplate'],

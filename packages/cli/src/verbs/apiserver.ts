@@ -1,5 +1,10 @@
 // `agent-sandbox apiserver --data-dir DIR [--port N]` (implementation: commands/apiserver.ts).
 import { parsePort } from '../flags/port.ts';
+import {
+  POD_SECURITY_HELP,
+  parsePodSecurity,
+  type PodSecurityFlag,
+} from '../flags/pod-security.ts';
 import type { Verb } from '../verb.ts';
 
 /** kube-apiserver's secure port (also @agent-sandbox/local's DEFAULT_PORT; not imported here so --help loads nothing). */
@@ -17,7 +22,8 @@ export const apiserverVerb: Verb = (program, { io, setExit }) => {
       `port to serve on; 0 picks a free one (default: ${DEFAULT_PORT}, or a free port if taken)`,
       parsePort,
     )
-    .action(async (opts: { dataDir: string; port?: number }) => {
+    .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
+    .action(async (opts: { dataDir: string; port?: number; podSecurity?: PodSecurityFlag }) => {
       const { runApiserver } = await import('../commands/apiserver.ts');
       setExit(await runApiserver(opts, io));
     });

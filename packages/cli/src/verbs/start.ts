@@ -1,6 +1,11 @@
 // `agent-sandbox start` (what `npm start` runs; implementation: commands/start.ts).
 import { defaultDataDir } from '../data-dir.ts';
 import { parsePort } from '../flags/port.ts';
+import {
+  POD_SECURITY_HELP,
+  parsePodSecurity,
+  type PodSecurityFlag,
+} from '../flags/pod-security.ts';
 import type { Verb } from '../verb.ts';
 
 export const startVerb: Verb = (program, { io, setExit, version }) => {
@@ -13,7 +18,8 @@ export const startVerb: Verb = (program, { io, setExit, version }) => {
       'API server port; 0 picks a free one (default: 6443, or a free port if taken)',
       parsePort,
     )
-    .action(async (opts: { dataDir?: string; port?: number }) => {
+    .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
+    .action(async (opts: { dataDir?: string; port?: number; podSecurity?: PodSecurityFlag }) => {
       const { runStart } = await import('../commands/start.ts');
       setExit(await runStart(opts, io, { version }));
     });
