@@ -54,14 +54,7 @@ export default tseslint.config(
     files: ['packages/**/*.ts', 'test/**/*.ts'],
     plugins: { 'agent-sandbox': agentSandbox },
     rules: {
-      'agent-sandbox/test-boundaries': [
-        'error',
-        {
-          // Recorded debt: the scenario suites and two cluster tests still pick their target
-          // and start the harness through test/support (its Go-built cluster lives in test/).
-          allow: ['test/support/target.ts', 'test/support/cluster.ts'],
-        },
-      ],
+      'agent-sandbox/test-boundaries': 'error',
     },
   },
 );

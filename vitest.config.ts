@@ -27,6 +27,8 @@ export default defineConfig({
         test: {
           name: 'cluster',
           include: ['test/**/*.cluster.test.ts', 'packages/*/src/**/*.cluster.test.ts'],
+          // Starts or reuses the harness once and provides its kubeconfig (clusterKubeconfig()).
+          globalSetup: ['test/support/cluster-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 1_800_000,
           fileParallelism: false,

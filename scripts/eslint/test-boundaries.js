@@ -1,7 +1,7 @@
 // @ts-check
 // ESLint rule `agent-sandbox/test-boundaries` (STYLE.md "Each package has the same shape"):
 //   - a package's src/ never imports the repository's test/ folder (relative paths that land in
-//     test/), except the files listed in the `allow` option, each a recorded debt;
+//     test/); no exceptions (cluster tests get the harness from the cluster project's globalSetup);
 //   - `@agent-sandbox/<pkg>/testing` is imported only where <pkg>'s package.json declares the
 //     `./testing` export (an undeclared one resolves nowhere for other packages);
 //   - files under test/ reach packages by name, never by a relative path into packages/.
@@ -34,13 +34,7 @@ export const testBoundaries = {
   meta: {
     type: 'problem',
     docs: { description: "keep tests' support code behind declared ./testing exports" },
-    schema: [
-      {
-        type: 'object',
-        properties: { allow: { type: 'array', items: { type: 'string' } } },
-        additionalProperties: false,
-      },
-    ],
+    schema: [],
     messages: {
       srcToTest:
         "{{file}} imports {{target}} from the repository's test/ folder; a package's src/ may not: move the helper into a package's src/testing and import it as @agent-sandbox/<pkg>/testing",
@@ -54,13 +48,12 @@ export const testBoundaries = {
     const file = posix(relative(ROOT, context.filename));
     const inPackageSrc = /^packages\/[^/]+\/src\//.test(file);
     const inTest = file.startsWith('test/');
-    const allow = new Set(context.options[0]?.allow ?? []);
     /** @param {import('estree').Node} node @param {unknown} spec */
     function check(node, spec) {
       if (typeof spec !== 'string') return;
       if (spec.startsWith('.')) {
         const target = posix(relative(ROOT, resolve(dirname(context.filename), spec)));
-        if (inPackageSrc && (target === 'test' || target.startsWith('test/')) && !allow.has(target))
+        if (inPackageSrc && (target === 'test' || target.startsWith('test/')))
           context.report({ node, messageId: 'srcToTest', data: { file, target } });
         if (inTest && target.startsWith('packages/'))
           context.report({ node, messageId: 'testToPackageFile', data: { file, target } });

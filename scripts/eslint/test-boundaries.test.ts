@@ -17,7 +17,7 @@ const eslint = new ESLint({
       languageOptions: { parser: tseslint.parser },
       plugins: { 'agent-sandbox': plugin },
       rules: {
-        'agent-sandbox/test-boundaries': ['error', { allow: ['test/support/target.ts'] }],
+        'agent-sandbox/test-boundaries': 'error',
       },
     },
   ],
@@ -48,11 +48,24 @@ describe('agent-sandbox/test-boundaries', () => {
     ).toHaveLength(2);
   });
 
-  it('lets the allowed (recorded) test/ files through, and package-local relative imports', async () => {
+  it('has no exceptions: the scenario suites once allowed to reach test/support fail too', async () => {
     expect(
       await messages(
         'packages/controllers/src/sandbox/scenarios/x.scenarios.ts',
-        "import type { TestTarget } from '../../../../../test/support/target.ts';\nimport { a } from '../plan.ts';\n",
+        "import type { TestTarget } from '../../../../../test/support/target.ts';\n",
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /x\.scenarios\.ts imports test\/support\/target\.ts from the repository's test\/ folder/,
+      ),
+    ]);
+  });
+
+  it('lets package-local relative imports and declared testing exports through', async () => {
+    expect(
+      await messages(
+        'packages/controllers/src/sandbox/scenarios/x.scenarios.ts',
+        "import type { TestTarget } from '../../testing/target.ts';\nimport { a } from '../plan.ts';\nimport { clusterKubeconfig } from '@agent-sandbox/kube/testing';\n",
       ),
     ).toEqual([]);
   });

@@ -1,22 +1,19 @@
-// Which API server an integration suite runs against, chosen by AGENT_SANDBOX_TEST_TARGET, so one
-// suite can prove the same behaviour on the real kube-apiserver and on our embedded one.
+// test/ files' view of a test target (connectTarget in @agent-sandbox/controllers/testing): the
+// target AGENT_SANDBOX_TEST_TARGET names by default, and the kubeconfig also loaded for
+// @kubernetes/client-node.
 import { KubeConfig } from '@kubernetes/client-node';
-import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
-import { ensureCluster } from './cluster.ts';
+import {
+  TEST_TARGETS,
+  connectTarget as connectPackageTarget,
+  type TargetHandle as PackageTargetHandle,
+  type TestTarget,
+} from '@agent-sandbox/controllers/testing';
 
-export const TEST_TARGETS = ['cluster', 'embedded'] as const;
-export type TestTarget = (typeof TEST_TARGETS)[number];
+export { TEST_TARGETS, type TestTarget };
 
-export interface TargetHandle {
-  target: TestTarget;
-  /** Path of a kubeconfig for kubectl and other processes. */
-  kubeconfigPath: string;
+export interface TargetHandle extends PackageTargetHandle {
   /** The same kubeconfig, loaded for @kubernetes/client-node. */
   kubeConfig: KubeConfig;
-  /** True when kube-scheduler and kwok nodes run Pods; false when tests play the kubelet. */
-  hasNodes: boolean;
-  /** Stops what connectTarget started (the embedded server); the shared cluster stays up. */
-  close(): Promise<void>;
 }
 
 /** AGENT_SANDBOX_TEST_TARGET, default `cluster`. */
@@ -31,30 +28,12 @@ export function testTarget(env: NodeJS.ProcessEnv = process.env): TestTarget {
 }
 
 /**
- * Starts or reuses the selected target and returns how to reach it. `embedded` starts a fresh
- * in-memory embedded API server with our CRDs installed; `cluster` reuses the harness cluster.
+ * Starts or reuses the selected target: a fresh embedded API server with our CRDs, or the
+ * harness cluster the cluster project's globalSetup started.
  */
 export async function connectTarget(target: TestTarget = testTarget()): Promise<TargetHandle> {
-  if (target === 'embedded') {
-    const server = await startTestApiServer({ crds: readOurCrds() });
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(server.kubeconfigPath);
-    return {
-      target,
-      kubeconfigPath: server.kubeconfigPath,
-      kubeConfig,
-      hasNodes: false,
-      close: () => server.close(),
-    };
-  }
-  const { kubeconfig } = await ensureCluster();
+  const handle = await connectPackageTarget(target);
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfig);
-  return {
-    target,
-    kubeconfigPath: kubeconfig,
-    kubeConfig,
-    hasNodes: true,
-    close: () => Promise.resolve(),
-  };
+  kubeConfig.loadFromFile(handle.kubeconfigPath);
+  return { ...handle, kubeConfig };
 }

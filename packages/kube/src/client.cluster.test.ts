@@ -3,8 +3,7 @@
 import type { ConfigMap, KubeObject } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the shared cluster harness lives in test/support
-import { ensureCluster } from '../../../test/support/cluster.ts';
+import { clusterKubeconfig } from './testing/cluster.ts';
 import { KubeClient } from './client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from './errors.ts';
 import { Informer } from './informer.ts';
@@ -17,7 +16,7 @@ let client: KubeClient;
 const ns = `kube-${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
-  const { kubeconfig } = await ensureCluster();
+  const kubeconfig = clusterKubeconfig();
   const config = kubeConfigFromFile(kubeconfig);
   expect(config.server).toMatch(/^https:/);
   client = new KubeClient({ config, qps: 50, burst: 100 });

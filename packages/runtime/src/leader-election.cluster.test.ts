@@ -3,15 +3,14 @@
 import { KubeClient, kubeConfigFromFile, NAMESPACES } from '@agent-sandbox/kube';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the shared cluster harness lives in test/support
-import { ensureCluster } from '../../../test/support/cluster.ts';
+import { clusterKubeconfig } from '@agent-sandbox/kube/testing';
 import { leaderElectionCases } from './leader-election.cases.ts';
 
 let client: KubeClient;
 const namespace = `le-${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
-  const { kubeconfig } = await ensureCluster();
+  const kubeconfig = clusterKubeconfig();
   client = new KubeClient({ config: kubeConfigFromFile(kubeconfig) });
   await client.create(NAMESPACES, {
     apiVersion: 'v1',

@@ -24,8 +24,7 @@ import {
 } from '@agent-sandbox/kube';
 import type { CustomResourceDefinition, KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the shared cluster harness lives in test/support
-import { ensureCluster } from '../../../../test/support/cluster.ts';
+import { clusterKubeconfig } from '@agent-sandbox/kube/testing';
 import { LEADER_ELECTION_ID } from './controller.ts';
 import { WEBHOOK_CERTS_SECRET } from './controller-webhook-certs.ts';
 import { WEBHOOK_CRD_NAMES } from './controller-webhook.ts';
@@ -64,7 +63,7 @@ let manager:
   { child: ChildProcess; logs: () => string; exited: Promise<number | null> } | undefined;
 
 beforeAll(async () => {
-  ({ kubeconfig } = await ensureCluster());
+  kubeconfig = clusterKubeconfig();
   client = new KubeClient({ config: kubeConfigFromFile(kubeconfig) });
   for (const crd of readOurCrds())
     await client

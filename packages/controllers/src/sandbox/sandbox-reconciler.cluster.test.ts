@@ -16,8 +16,7 @@ import {
 import type { CustomResourceDefinition, KubeObject, Pod, Service } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the shared cluster harness lives in test/support
-import { ensureCluster } from '../../../../test/support/cluster.ts';
+import { clusterKubeconfig } from '@agent-sandbox/kube/testing';
 import {
   condition,
   createNamespace,
@@ -42,7 +41,7 @@ let controller: RunningController | undefined;
 const ns = `sbx-${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
-  const { kubeconfig } = await ensureCluster();
+  const kubeconfig = clusterKubeconfig();
   client = new KubeClient({ config: kubeConfigFromFile(kubeconfig) });
   for (const crd of readOurCrds()) {
     await client

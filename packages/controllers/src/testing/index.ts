@@ -10,3 +10,4 @@ export {
   startSandboxController,
   type RunningController,
 } from './harness.ts';
+export { TEST_TARGETS, connectTarget, type TargetHandle, type TestTarget } from './target.ts';

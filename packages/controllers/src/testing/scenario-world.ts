@@ -21,8 +21,7 @@ import type {
   Pod,
 } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import { connectTarget, type TestTarget } from '../../../../test/support/target.ts';
+import { connectTarget, type TestTarget } from './target.ts';
 import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
 import { controllerClient } from './controller-identity.ts';
 import {

@@ -1,3 +1,4 @@
 // @agent-sandbox/kube/testing: helpers for tests (no fake client: STYLE "Test layout").
 export { FakeClock } from './fake-clock.ts';
 export { configMap } from './builders.ts';
+export { CLUSTER_KUBECONFIG, clusterKubeconfig } from './cluster.ts';

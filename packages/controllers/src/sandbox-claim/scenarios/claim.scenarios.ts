@@ -5,8 +5,7 @@ import { Annotations, Labels, nameHash, type Condition } from '@agent-sandbox/ap
 import { EVENTS, PODS } from '@agent-sandbox/kube';
 import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   NETWORK_POLICIES,
   SANDBOX_CLAIMS,

@@ -4,8 +4,7 @@
 import { Labels, nameHash } from '@agent-sandbox/api';
 import type { NetworkPolicy } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   NETWORK_POLICIES,
   SANDBOX_TEMPLATES,

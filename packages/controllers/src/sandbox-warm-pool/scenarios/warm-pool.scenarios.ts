@@ -4,8 +4,7 @@
 // template change (Recreate, OnReplenish, default, re-pointed ref), and no over-creation.
 import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   SANDBOX_TEMPLATES,
   SANDBOX_WARM_POOLS,

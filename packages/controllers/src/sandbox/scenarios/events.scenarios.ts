@@ -5,12 +5,7 @@ import { EVENTS, KubeClient, NAMESPACES, kubeConfigFromFile } from '@agent-sandb
 import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import {
-  connectTarget,
-  type TargetHandle,
-  type TestTarget,
-} from '../../../../../test/support/target.ts';
+import { connectTarget, type TargetHandle, type TestTarget } from '../../testing/target.ts';
 import { createNamespace, newSandbox } from '../../testing/harness.ts';
 import { SandboxEventRecorder, type SandboxEvent } from '../events.ts';
 

@@ -9,8 +9,7 @@ import { Annotations, Labels } from '@agent-sandbox/api';
 import { PERSISTENT_VOLUME_CLAIMS, PODS, SERVICES } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   condition,
   createForeignOwner,

@@ -6,8 +6,7 @@ import { Annotations, Labels, SandboxReason, nameHash } from '@agent-sandbox/api
 import { EVENTS, PODS, SERVICES } from '@agent-sandbox/kube';
 import type { Event, KubeObject, Service } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   createForeignOwner,
   eventually,

@@ -5,8 +5,7 @@
 import { Annotations, Labels, SandboxReason, nameHash } from '@agent-sandbox/api';
 import { PODS } from '@agent-sandbox/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   TEST_FINALIZER,
   createForeignOwner,

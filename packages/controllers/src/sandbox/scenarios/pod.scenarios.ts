@@ -6,8 +6,7 @@ import { Annotations, EXTENSIONS_GROUP, Labels, nameHash } from '@agent-sandbox/
 import { PODS, type ResourceRef } from '@agent-sandbox/kube';
 import type { KubeObject, OwnerReference } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   eventually,
   getSandbox,

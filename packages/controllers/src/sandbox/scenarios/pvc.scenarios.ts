@@ -7,8 +7,7 @@ import type { v1beta1 } from '@agent-sandbox/api';
 import { PERSISTENT_VOLUME_CLAIMS } from '@agent-sandbox/kube';
 import type { KubeObject, PersistentVolumeClaim, Volume } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   createForeignOwner,
   eventually,

@@ -6,8 +6,7 @@ import { Labels, SandboxReason, nameHash } from '@agent-sandbox/api';
 import { SERVICES } from '@agent-sandbox/kube';
 import type { KubeObject, Service, ServicePort } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   createForeignOwner,
   eventually,

@@ -11,8 +11,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   RecordingTracer,
   eventually,

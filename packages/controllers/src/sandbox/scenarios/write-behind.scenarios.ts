@@ -11,8 +11,7 @@ import { Labels } from '@agent-sandbox/api';
 import { PODS, realClock, type Clock, type TimerHandle } from '@agent-sandbox/kube';
 import type { OwnerReference } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import {
   eventually,
   markPodRunning,
