@@ -74,3 +74,4 @@ export {
   NETWORK_POLICIES,
   type PolicyEnforcerOptions,
 } from './network/policy/policy-enforcer.ts';
+export { runPolicySync, type PolicySyncOptions } from './network/policy/policy-sync.ts';

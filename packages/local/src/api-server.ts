@@ -17,6 +17,7 @@ import {
   writeKubeconfig,
   type ListeningServer,
   type PodSecurityLevel,
+  type PodStreams,
   type RequestFailure,
   type Store,
 } from '@agent-sandbox/apiserver';
@@ -48,6 +49,8 @@ export interface EmbeddedApiServerOptions {
    * @default 'baseline'
    */
   podSecurity?: PodSecurityLevel;
+  /** Serves pods/log, exec, attach and portforward (the embedded mode's NodeStreamProxy). */
+  podStreams?: PodStreams;
   onEvent?: (event: ApiServerEvent) => void;
 }
 
@@ -111,6 +114,7 @@ export async function startEmbeddedApiServer(
       serviceAccountKey: ensureServiceAccountKey({ path: join(paths.pki, 'sa.key') }),
       caCert: certs.caCert,
       podSecurity: enforcing(options.podSecurity ?? 'baseline'),
+      ...(options.podStreams ? { podStreams: options.podStreams } : {}),
       onRequestError: (failure) => emit({ type: 'request-failed', failure }),
     });
     server.start();

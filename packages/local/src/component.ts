@@ -2,6 +2,7 @@
 // (the controller manager today; the node agent and the router next), each started with what
 // the API server provides and stopped in reverse order.
 import type { KubeConfig } from '@agent-sandbox/kube';
+import type { NodeStreamRegistry } from './node-streams.ts';
 
 /** What every component gets: where the embedded API server is. */
 export interface ComponentContext {
@@ -12,6 +13,8 @@ export interface ComponentContext {
     /** The same credentials on disk, for child processes. */
     kubeconfigPath: string;
   };
+  /** Where a node agent announces its streaming server to the API server's pod stream proxy. */
+  nodeStreams: NodeStreamRegistry;
 }
 
 /**

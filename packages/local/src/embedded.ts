@@ -3,6 +3,7 @@
 // `agent-sandbox start` parses its flags and calls startEmbedded(); `agent-sandbox apiserver` is
 // the same call with no components. Adding a part (the node agent, the router) is one optional
 // field in EmbeddedOptions and one line in components().
+import { NodeStreamProxy } from '@agent-sandbox/apiserver';
 import { runControllerManager, type ControllerManagerOptions } from '@agent-sandbox/controllers';
 import {
   startEmbeddedApiServer,
@@ -12,6 +13,7 @@ import {
 import { signalComponent, type Component, type RunningComponent } from './component.ts';
 import { LocalError } from './errors.ts';
 import { nodeAgentComponent, type EmbeddedNodeAgentOptions } from './node-agent.ts';
+import { NodeStreamDirectory } from './node-streams.ts';
 
 /** The controller manager's options; the embedded mode supplies the kubeconfig. */
 export type EmbeddedControllerManagerOptions = Omit<ControllerManagerOptions, 'kubeConfig'>;
@@ -57,13 +59,20 @@ export function components(options: EmbeddedOptions): Component[] {
  * (after undoing what started) when the API server or a component cannot start.
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedHandle> {
-  const apiServer = await startEmbeddedApiServer(options.apiServer);
+  // Pod streams go to whichever node agent registered its streaming server (kube-apiserver's
+  // proxy to the kubelet); options.apiServer may bring its own.
+  const nodeStreams = new NodeStreamDirectory();
+  const apiServer = await startEmbeddedApiServer({
+    podStreams: new NodeStreamProxy({ locate: nodeStreams.locate }),
+    ...options.apiServer,
+  });
   const ctx = {
     apiServer: {
       url: apiServer.url,
       kubeConfig: apiServer.kubeConfig,
       kubeconfigPath: apiServer.kubeconfigPath,
     },
+    nodeStreams,
   };
   const running: { name: string; component: RunningComponent }[] = [];
   let stopping: Promise<void> | undefined;

@@ -24,6 +24,10 @@ export {
 export { LocalError, type LocalErrorCode } from './errors.ts';
 export {
   nodeAgentComponent,
+  nodeImageStore,
   RUNTIME_CLASS_NAMES,
   type EmbeddedNodeAgentOptions,
+  type NodeAgentEvent,
 } from './node-agent.ts';
+export { networkPrefix, type NodeNetworkOptions } from './node-network.ts';
+export { NodeStreamDirectory, type NodeStreamRegistry } from './node-streams.ts';

@@ -1,10 +1,11 @@
 // The node agent as a component of the embedded mode: runc (default) and gVisor where the
-// machine runs them, the loopback pod network until the bridge network lands, images and pod
-// state under <dataDir>/node, and a RuntimeClass per runtime this machine supports.
+// machine runs them, the bridge Pod network with NetworkPolicy (loopback-only when the machine
+// cannot, said in a `network` event), the streaming server the API server proxies pods/exec,
+// attach, portforward and log to, images and pod state under <dataDir>, and a RuntimeClass per
+// runtime this machine supports.
 import {
   ImageService,
   ImageStore,
-  LoopbackPodNetwork,
   NodeAgent,
   RegistryClient,
   RUNTIME_CLASSES,
@@ -17,55 +18,113 @@ import { KubeClient, isAlreadyExists } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { join } from 'node:path';
 import type { Component } from './component.ts';
+import { startNodeNetwork, type NodeNetwork } from './node-network.ts';
+import { startNodeStreaming, type NodeStreaming } from './node-streaming.ts';
+
+/** What the node agent reports on the way up and while running (library code prints nothing). */
+export type NodeAgentEvent =
+  /** The Pod network in use; `degraded` says what is missing when Pods get loopback only. */
+  | { type: 'network'; mode: string; degraded?: string }
+  | { type: 'streaming'; url: string }
+  | { type: 'runtimes'; handlers: string[] }
+  | { type: 'policy-sync-failed'; error: unknown };
 
 export interface EmbeddedNodeAgentOptions {
   /** Node name (the CLI passes the host name). */
   nodeName: string;
-  /** Holds images/, pods/, logs/, claims/ and the runtimes' state. */
+  /** Holds images/, pods/, logs/, claims/, network/, pki/ and the runtimes' state. */
   dataDir: string;
+  /** Pod CIDR of the bridge network. @default '10.88.0.0/16' */
+  podCidr?: string;
+  /** Host bridge name (≤ 15 characters); netns, veths and nft tables are named after it. @default 'asb0' */
+  bridge?: string;
   log?: NodeLogger;
+  onEvent?: (event: NodeAgentEvent) => void;
 }
 
 /** RuntimeClass name → handler, for the handlers this node can run. */
 export const RUNTIME_CLASS_NAMES: Record<string, string> = { runc: 'runc', runsc: 'gvisor' };
 
+/** The data dir's image store, shared by the node agent and `agent-sandbox image`. */
+export function nodeImageStore(dataDir: string): ImageStore {
+  return new ImageStore(join(dataDir, 'images'));
+}
+
 export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
+  const emit = o.onEvent ?? (() => undefined);
   return {
     name: 'kubelet',
     async start(ctx) {
       const client = new KubeClient({ config: ctx.apiServer.kubeConfig });
       const dir = o.dataDir;
-      const agent = new NodeAgent({
-        client,
-        facts: hostNodeFacts(o.nodeName),
-        runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
-        network: new LoopbackPodNetwork(),
-        images: new ImageService(new ImageStore(join(dir, 'images')), new RegistryClient()),
-        dataDir: dir,
-        ...(o.log ? { log: o.log } : {}),
-      });
-      await agent.start();
-      for (const handler of agent.handlers) {
-        const name = RUNTIME_CLASS_NAMES[handler] ?? handler;
-        const rc = {
-          apiVersion: 'node.k8s.io/v1',
-          kind: 'RuntimeClass',
-          metadata: { name },
-          handler,
-        };
-        await client.create(RUNTIME_CLASSES, rc as KubeObject).catch((e: unknown) => {
-          if (!isAlreadyExists(e)) throw e;
+      const undo: (() => Promise<void>)[] = [];
+      const stopAll = async (): Promise<void> => {
+        for (let u = undo.pop(); u; u = undo.pop()) await u();
+      };
+      try {
+        const net: NodeNetwork = await startNodeNetwork(
+          {
+            stateDir: join(dir, 'network'),
+            ...(o.podCidr !== undefined ? { podCidr: o.podCidr } : {}),
+            ...(o.bridge !== undefined ? { bridge: o.bridge } : {}),
+          },
+          client,
+          (error) => emit({ type: 'policy-sync-failed', error }),
+        );
+        undo.push(() => net.stop());
+        emit({
+          type: 'network',
+          mode: net.network.mode,
+          ...(net.degraded !== undefined ? { degraded: net.degraded } : {}),
         });
+        const agent = new NodeAgent({
+          client,
+          facts: hostNodeFacts(o.nodeName),
+          runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+          network: net.network,
+          images: new ImageService(nodeImageStore(dir), new RegistryClient()),
+          dataDir: dir,
+          ...(o.log ? { log: o.log } : {}),
+        });
+        await agent.start();
+        undo.push(() => agent.stop());
+        emit({ type: 'runtimes', handlers: agent.handlers });
+        await createRuntimeClasses(client, agent.handlers);
+        const streaming: NodeStreaming = await startNodeStreaming(agent, {
+          nodeName: agent.name,
+          pkiDir: join(dir, 'pki'),
+          registry: ctx.nodeStreams,
+        });
+        undo.push(() => streaming.stop());
+        emit({ type: 'streaming', url: streaming.url });
+      } catch (err: unknown) {
+        await stopAll();
+        throw err;
       }
       let stopped: () => void = () => undefined;
       const done = new Promise<void>((r) => (stopped = r));
+      let stopping: Promise<void> | undefined;
       return {
         done,
-        stop: async () => {
-          await agent.stop();
-          stopped();
-        },
+        stop: () =>
+          (stopping ??= stopAll().then(() => {
+            stopped();
+          })),
       };
     },
   };
+}
+
+async function createRuntimeClasses(client: KubeClient, handlers: string[]): Promise<void> {
+  for (const handler of handlers) {
+    const rc = {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: RUNTIME_CLASS_NAMES[handler] ?? handler },
+      handler,
+    };
+    await client.create(RUNTIME_CLASSES, rc as KubeObject).catch((e: unknown) => {
+      if (!isAlreadyExists(e)) throw e;
+    });
+  }
 }

@@ -1,6 +1,9 @@
 // `agent-sandbox up`: the embedded mode with the node agent, so Pods really run (as root, with
-// runc; gVisor too where runsc works). Data dir: --data-dir, else $AGENT_SANDBOX_HOME, else the
-// one `start` uses. Writes DIR/endpoints.json ({"apiServer", "kubeconfig", ...}) once serving.
+// runc; gVisor too where runsc works), on the bridge Pod network with NetworkPolicy, with
+// kubectl exec/attach/port-forward/logs through the API server. Data dir: --data-dir, else
+// $AGENT_SANDBOX_HOME, else the one `start` uses. Writes DIR/endpoints.json
+// ({"apiServer", "kubeconfig", ...}) once serving and prints what runs where.
+import type { NodeAgentEvent } from '@agent-sandbox/local';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -11,19 +14,54 @@ import { controllerLogger } from './controller-logger.ts';
 import { apiServerOptions, serveEmbedded, type ServeRunOptions } from './serve-embedded.ts';
 import type { StartOptions, StartRunOptions } from './start.ts';
 
+export interface UpOptions extends StartOptions {
+  /** --pod-cidr */
+  podCidr?: string;
+  /** --bridge */
+  bridge?: string;
+}
+
 export function upDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return flag ?? (env['AGENT_SANDBOX_HOME'] || defaultDataDir(env));
 }
 
+/** The node agent's part of "what runs where", as lines for the terminal. */
+export function describeNodeEvent(event: NodeAgentEvent): { stream: 'out' | 'err'; text: string } {
+  switch (event.type) {
+    case 'network':
+      return event.degraded === undefined
+        ? { stream: 'out', text: `pod network: ${event.mode}, NetworkPolicy enforced\n` }
+        : {
+            stream: 'err',
+            text: `WARNING: pod network degraded to ${event.mode}: ${event.degraded}\n`,
+          };
+    case 'runtimes':
+      return { stream: 'out', text: `runtimes: ${event.handlers.join(', ')}\n` };
+    case 'streaming':
+      return {
+        stream: 'out',
+        text: `node streaming (exec, attach, port-forward, logs): ${event.url}\n`,
+      };
+    case 'policy-sync-failed':
+      return {
+        stream: 'err',
+        text: `NetworkPolicy sync failed (retrying): ${event.error instanceof Error ? event.error.message : String(event.error)}\n`,
+      };
+  }
+}
+
 export async function runUp(
-  opts: StartOptions,
+  opts: UpOptions,
   io: CommandIO,
   run: StartRunOptions = {},
 ): Promise<number> {
   const dataDir = upDataDir(opts.dataDir);
+  const nodeDir = join(dataDir, 'node');
+  const node = hostname().toLowerCase();
   io.stderr(
-    'agent-sandbox up: embedded API server, controllers (with extensions) and the node agent (runc default, gVisor as RuntimeClass gvisor where runsc works; loopback-only pod network for now).\n',
+    'agent-sandbox up: embedded API server, controllers (with extensions) and the node agent (runc default, gVisor as RuntimeClass gvisor where runsc works).\n',
   );
+  const logger = controllerLogger({}, io);
   const serve: ServeRunOptions = {
     ...(run.signal ? { signal: run.signal } : {}),
     onServing: async (api) => {
@@ -32,9 +70,7 @@ export async function runUp(
         path,
         `${JSON.stringify({ apiServer: api.url, kubeconfig: api.kubeconfigPath }, null, 2)}\n`,
       );
-      io.stdout(
-        `endpoints: ${path}\nnode agent: node ${hostname()}, state in ${join(api.dataDir, 'node')}\n`,
-      );
+      io.stdout(`endpoints: ${path}\nnode agent: node ${node}, state in ${nodeDir}\n`);
     },
   };
   try {
@@ -42,12 +78,23 @@ export async function runUp(
       {
         apiServer: apiServerOptions(dataDir, opts),
         controllerManager: {
-          logger: controllerLogger({}, io),
+          logger,
           controllers: ['sandbox', 'sandboxclaim', 'sandboxwarmpool', 'sandboxtemplate'],
           extensions: true,
           ...(run.version !== undefined ? { version: run.version } : {}),
         },
-        kubelet: { nodeName: hostname().toLowerCase(), dataDir: join(dataDir, 'node') },
+        kubelet: {
+          nodeName: node,
+          dataDir: nodeDir,
+          log: logger.child({ logger: 'kubelet' }),
+          ...(opts.podCidr !== undefined ? { podCidr: opts.podCidr } : {}),
+          ...(opts.bridge !== undefined ? { bridge: opts.bridge } : {}),
+          onEvent: (event) => {
+            const line = describeNodeEvent(event);
+            if (line.stream === 'out') io.stdout(line.text);
+            else io.stderr(line.text);
+          },
+        },
       },
       io,
       serve,

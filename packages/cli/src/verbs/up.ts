@@ -1,5 +1,6 @@
 // `agent-sandbox up` (implementation: commands/up.ts).
 import { defaultDataDir } from '../data-dir.ts';
+import { parseBridgeName, parsePodCidr } from '../flags/network.ts';
 import { parsePort } from '../flags/port.ts';
 import {
   POD_SECURITY_HELP,
@@ -7,6 +8,14 @@ import {
   type PodSecurityFlag,
 } from '../flags/pod-security.ts';
 import type { Verb } from '../verb.ts';
+
+interface UpFlags {
+  dataDir?: string;
+  port?: number;
+  podSecurity?: PodSecurityFlag;
+  podCidr?: string;
+  bridge?: string;
+}
 
 export const upVerb: Verb = (program, { io, setExit, version }) => {
   program
@@ -24,7 +33,17 @@ export const upVerb: Verb = (program, { io, setExit, version }) => {
       parsePort,
     )
     .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
-    .action(async (opts: { dataDir?: string; port?: number; podSecurity?: PodSecurityFlag }) => {
+    .option(
+      '--pod-cidr <cidr>',
+      'IPv4 range Pods get their IPs from (default: 10.88.0.0/16)',
+      parsePodCidr,
+    )
+    .option(
+      '--bridge <name>',
+      'host bridge for Pods; netns, veths and nft tables are named after it (default: asb0)',
+      parseBridgeName,
+    )
+    .action(async (opts: UpFlags) => {
       const { runUp } = await import('../commands/up.ts');
       setExit(await runUp(opts, io, { version }));
     });

@@ -1,0 +1,78 @@
+// The embedded node's Pod network: the bridge network with NetworkPolicy enforced when this
+// machine allows it, else the loopback-only fallback with the reason (`degraded`), which `up`
+// prints loudly. Stopping removes what the network put on the host (policy table, bridge, NAT).
+import {
+  BridgePodNetwork,
+  createPodNetwork,
+  PolicyEnforcer,
+  runPolicySync,
+  type PodNetwork,
+} from '@agent-sandbox/kubelet';
+import type { KubeClient } from '@agent-sandbox/kube';
+
+export interface NodeNetworkOptions {
+  /** Holds ipam.json. */
+  stateDir: string;
+  /** @default '10.88.0.0/16' */
+  podCidr?: string;
+  /** Host bridge (at most 15 characters); also names the netns/veth prefix and nft tables. @default 'asb0' */
+  bridge?: string;
+}
+
+export interface NodeNetwork {
+  network: PodNetwork;
+  /** Set when Pods get loopback only: what is missing and how to fix it. */
+  degraded?: string;
+  /** Stops enforcing and removes the policy table, bridge and NAT table. Never rejects. */
+  stop(): Promise<void>;
+}
+
+/** netns/veth prefix for a bridge: `asb` for the default bridge, else the bridge name. */
+export function networkPrefix(bridge: string | undefined): string {
+  return bridge === undefined || bridge === 'asb0' ? 'asb' : bridge;
+}
+
+/**
+ * Picks the network and, for the bridge, starts enforcing NetworkPolicy from the API at once
+ * (before any Pod runs); `onPolicyError` hears failed passes, which the next event or period retries.
+ */
+export async function startNodeNetwork(
+  o: NodeNetworkOptions,
+  client: KubeClient,
+  onPolicyError: (err: unknown) => void,
+): Promise<NodeNetwork> {
+  const prefix = networkPrefix(o.bridge);
+  const choice = await createPodNetwork({
+    stateDir: o.stateDir,
+    ...(o.podCidr !== undefined ? { podCidr: o.podCidr } : {}),
+    ...(o.bridge !== undefined ? { bridge: o.bridge } : {}),
+    prefix,
+  });
+  const net = choice.network;
+  if (!(net instanceof BridgePodNetwork))
+    return {
+      network: net,
+      ...(choice.degraded !== undefined ? { degraded: choice.degraded } : {}),
+      stop: () => Promise.resolve(),
+    };
+  await net.ensureBridge();
+  const enforcer = new PolicyEnforcer({
+    client,
+    table: `${prefix}_policy_${net.bridge}`.replace(/[^a-zA-Z0-9_]/g, '_'),
+    podIps: () => net.ipam.entries(),
+  });
+  const abort = new AbortController();
+  const running = runPolicySync(
+    { client, sync: () => enforcer.sync(), onError: onPolicyError },
+    abort.signal,
+  );
+  return {
+    network: net,
+    async stop() {
+      abort.abort();
+      await running;
+      await enforcer.remove().catch(() => undefined);
+      await net.destroy().catch(() => undefined);
+    },
+  };
+}

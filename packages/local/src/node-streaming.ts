@@ -1,0 +1,38 @@
+// The embedded node's streaming server (kubelet's :10250) on loopback: its own CA and serving
+// certificate under <dataDir>/pki, a fresh bearer token per run that only the in-process API
+// server knows, and the endpoint registered with the API server's pod stream proxy.
+import { ensureCertificates } from '@agent-sandbox/apiserver';
+import {
+  podContainersBackend,
+  startStreamingServer,
+  type PodContainers,
+} from '@agent-sandbox/kubelet';
+import { randomBytes } from 'node:crypto';
+import type { NodeStreamRegistry } from './node-streams.ts';
+
+export interface NodeStreaming {
+  url: string;
+  /** Unregisters and closes every session. Never rejects. */
+  stop(): Promise<void>;
+}
+
+export async function startNodeStreaming(
+  containers: PodContainers,
+  o: { nodeName: string; pkiDir: string; registry: NodeStreamRegistry },
+): Promise<NodeStreaming> {
+  const certs = await ensureCertificates({ dir: o.pkiDir });
+  const token = randomBytes(32).toString('base64url');
+  const server = await startStreamingServer({
+    backend: podContainersBackend(containers),
+    tls: { cert: certs.cert, key: certs.key },
+    token,
+  });
+  const unregister = o.registry.register(o.nodeName, { url: server.url, ca: certs.caCert, token });
+  return {
+    url: server.url,
+    async stop() {
+      unregister();
+      await server.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,201 @@
+// `agent-sandbox up` as a user runs it: the real CLI in its own process on a temp data dir, a
+// Sandbox from the busybox test image, and the machine's kubectl against DIR/kubeconfig for
+// exec (plain and -it on a pty), logs -f and port-forward; SIGINT stops everything and nothing
+// of the node is left (processes, mounts, netns, cgroups, the bridge, nft tables).
+import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
+import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn as spawnPty } from 'node-pty';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CLI = join(import.meta.dirname, '../../cli/bin/agent-sandbox.js');
+const IMAGE = 'localhost/test/busybox:v1';
+const BRIDGE = 'asbup0';
+const CIDR = '10.213.0.0/24';
+
+const SANDBOX = `apiVersion: agents.x-k8s.io/v1beta1
+kind: Sandbox
+metadata: { name: box, namespace: default }
+spec:
+  podTemplate:
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: ${IMAGE}
+          command: [sh, -c]
+          args:
+            - mkdir -p /tmp/www && echo pong > /tmp/www/index.html && httpd -p 8080 -h /tmp/www;
+              i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done
+`;
+
+interface Result {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+let dir: string;
+let up: ChildProcess;
+let upOut = '';
+let upExit: Promise<number | null>;
+/** Other suites run node agents at the same time: only this Pod's cgroups are ours to check. */
+let podUid = '';
+
+function kubectl(args: string[], input?: string): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn('kubectl', args, {
+      env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end(input ?? '');
+    child.once('exit', (code) => resolve({ stdout, stderr, code }));
+  });
+}
+
+/** A long-running kubectl (logs -f, port-forward) and the output it printed so far. */
+function kubectlBackground(args: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn('kubectl', args, {
+    env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') },
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  return { child, output: () => out };
+}
+
+beforeAll(async () => {
+  dir = join(mkdtempSync(join(tmpdir(), 'asb-up-')), 'data');
+  // The image goes where the node agent keeps images (what `agent-sandbox image load` writes).
+  const image = await buildTestImage(join(dir, '..', 'build'));
+  await loadOciLayout(new ImageStore(join(dir, 'node', 'images')), image.layoutDir, IMAGE);
+  up = spawn(
+    process.execPath,
+    [CLI, 'up', '--data-dir', dir, '--port', '0', '--pod-cidr', CIDR, '--bridge', BRIDGE],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  up.stdout?.on('data', (d: Buffer) => (upOut += d.toString()));
+  up.stderr?.on('data', (d: Buffer) => (upOut += d.toString()));
+  upExit = new Promise((resolve) => up.once('exit', resolve));
+  const end = Date.now() + 60_000;
+  while (!(existsSync(join(dir, 'endpoints.json')) && /node streaming/.test(upOut))) {
+    if (Date.now() > end || up.exitCode !== null) throw new Error(`up did not come up:\n${upOut}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+});
+
+afterAll(async () => {
+  if (up.exitCode === null) {
+    up.kill('SIGKILL');
+    await upExit;
+  }
+  rmSync(join(dir, '..'), { recursive: true, force: true });
+});
+
+describe('agent-sandbox up', () => {
+  it('writes endpoints.json and prints what runs where', () => {
+    const endpoints = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as {
+      apiServer: string;
+      kubeconfig: string;
+    };
+    expect(endpoints.apiServer).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(endpoints.kubeconfig).toBe(join(dir, 'kubeconfig'));
+    expect(upOut).toContain(`pod network: bridge (${BRIDGE} ${CIDR}), NetworkPolicy enforced`);
+    expect(upOut).toMatch(/runtimes: runc/);
+    expect(upOut).toMatch(
+      /node streaming \(exec, attach, port-forward, logs\): https:\/\/127\.0\.0\.1:\d+/,
+    );
+  });
+
+  it('runs a Sandbox with a bridge IP; kubectl exec, exec -it, logs -f and port-forward work', async () => {
+    expect((await kubectl(['apply', '-f', '-'], SANDBOX)).code).toBe(0);
+    await expect
+      .poll(async () => (await kubectl(['get', 'pod', 'box', '-o', 'name'])).stdout, {
+        timeout: 30_000,
+      })
+      .toMatch(/pod\/box/);
+    const ready = await kubectl(['wait', '--for=condition=Ready', 'pod/box', '--timeout=60s']);
+    expect(ready.stderr).toBe('');
+    const ip = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.status.podIP}'])).stdout;
+    expect(ip).toMatch(/^10\.213\.0\.\d+$/);
+    podUid = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+
+    // NetworkPolicy events reach the node's nft table: a policy selecting the Pod names its IP.
+    const policy = `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: { name: only-box, namespace: default }
+spec: { podSelector: {}, policyTypes: [Ingress] }
+`;
+    expect((await kubectl(['apply', '-f', '-'], policy)).code).toBe(0);
+    await expect
+      .poll(
+        () =>
+          spawnSync('nft', ['list', 'table', 'inet', `${BRIDGE}_policy_${BRIDGE}`], {
+            encoding: 'utf8',
+          }).stdout,
+        { timeout: 10_000 },
+      )
+      .toContain(ip);
+
+    const exec = await kubectl(['exec', 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+    expect(exec).toMatchObject({ stdout: 'out\n', code: 3 });
+    expect(exec.stderr).toContain('err\n');
+
+    // -it needs a terminal on kubectl's side too: a real pty.
+    const pty = spawnPty('kubectl', ['exec', '-it', 'box', '--', 'sh'], {
+      env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') } as Record<string, string>,
+      cols: 80,
+      rows: 24,
+    });
+    let screen = '';
+    pty.onData((d) => (screen += d));
+    const ptyExit = new Promise<number>((resolve) =>
+      pty.onExit(({ exitCode }) => resolve(exitCode)),
+    );
+    // busybox ash prints its prompt, then asks the terminal for the cursor position (ESC[6n).
+    await expect.poll(() => screen, { timeout: 15_000 }).toMatch(/\/ # /);
+    pty.write('echo $((6*7)); stty size\r');
+    await expect.poll(() => screen, { timeout: 15_000 }).toMatch(/42\r?\n[\s\S]*24 80/);
+    pty.write('exit 0\r');
+    expect(await ptyExit).toBe(0);
+
+    const logs = kubectlBackground(['logs', '-f', 'box']);
+    await expect.poll(logs.output, { timeout: 15_000 }).toMatch(/tick \d+\n[\s\S]*tick \d+\n/);
+    const seen = (logs.output().match(/tick/g) ?? []).length;
+    // Still following: more lines arrive after the first read.
+    await expect
+      .poll(() => (logs.output().match(/tick/g) ?? []).length, { timeout: 15_000 })
+      .toBeGreaterThan(seen + 2);
+    logs.child.kill('SIGINT');
+
+    const pf = kubectlBackground(['port-forward', 'pod/box', ':8080']);
+    await expect.poll(pf.output, { timeout: 15_000 }).toMatch(/Forwarding from 127\.0\.0\.1:\d+/);
+    const port = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(pf.output())?.[1];
+    const res = await fetch(`http://127.0.0.1:${port}/index.html`);
+    expect(await res.text()).toBe('pong\n');
+    pf.child.kill('SIGINT');
+  });
+
+  it('stops on SIGINT and leaves nothing of the node behind', async () => {
+    up.kill('SIGINT');
+    expect(await upExit).toBe(0);
+    expect(upOut).toMatch(/stopped\n/);
+    const node = join(dir, 'node');
+    const leaks = findLeaks({
+      dataDir: node,
+      runtimeStateDirs: [join(node, 'runc'), join(node, 'runsc')],
+      netnsPrefix: `${BRIDGE}-`,
+    });
+    expect(podUid).not.toBe('');
+    expect(leaks.filter((l) => !l.startsWith('cgroup ') || l.includes(podUid))).toEqual([]);
+    expect(spawnSync('ip', ['link', 'show', BRIDGE]).status).not.toBe(0);
+    const tables = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' }).stdout;
+    expect(tables).not.toContain(BRIDGE);
+  });
+});
