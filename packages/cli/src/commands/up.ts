@@ -7,18 +7,21 @@ import type { NodeAgentEvent } from '@agent-sandbox/local';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { CommandIO } from '../io.ts';
+import { withStreams, type CommandIO } from '../io.ts';
 import { defaultDataDir } from '../data-dir.ts';
 import { exitCodeFor } from '../report-error.ts';
 import { controllerLogger } from './controller-logger.ts';
 import { apiServerOptions, serveEmbedded, type ServeRunOptions } from './serve-embedded.ts';
 import type { StartOptions, StartRunOptions } from './start.ts';
+import { installDemo, prepareDemo } from '../start/demo.ts';
 
 export interface UpOptions extends StartOptions {
   /** --pod-cidr */
   podCidr?: string;
   /** --bridge */
   bridge?: string;
+  /** npm start: machine setup, demo image, demo template and warm pool (start/demo.ts). */
+  demo?: boolean;
 }
 
 export function upDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -62,8 +65,16 @@ export async function runUp(
     'agent-sandbox up: embedded API server, controllers (with extensions) and the node agent (runc default, gVisor as RuntimeClass gvisor where runsc works).\n',
   );
   const logger = controllerLogger({}, io);
+  let demoImage: string | undefined;
+  try {
+    if (opts.demo) demoImage = (await prepareDemo({ dataDir, report: line(io) })).image;
+  } catch (err: unknown) {
+    return exitCodeFor(err, io);
+  }
+  const stop = run.signal ? undefined : withStreams(io).stopSignal();
+  const signal = run.signal ?? stop?.signal;
   const serve: ServeRunOptions = {
-    ...(run.signal ? { signal: run.signal } : {}),
+    ...(signal ? { signal } : {}),
     onServing: async (api) => {
       const path = join(api.dataDir, 'endpoints.json');
       await writeFile(
@@ -71,6 +82,7 @@ export async function runUp(
         `${JSON.stringify({ apiServer: api.url, kubeconfig: api.kubeconfigPath }, null, 2)}\n`,
       );
       io.stdout(`endpoints: ${path}\nnode agent: node ${node}, state in ${nodeDir}\n`);
+      if (demoImage) startDemo(api.kubeconfigPath, demoImage, io, signal);
     },
   };
   try {
@@ -101,5 +113,27 @@ export async function runUp(
     );
   } catch (err: unknown) {
     return exitCodeFor(err, io);
+  } finally {
+    stop?.dispose();
   }
+}
+
+const line =
+  (io: CommandIO) =>
+  (text: string): void =>
+    io.stderr(`${text}\n`);
+
+/** Installs the demo in the background: serving goes on while the pool warms (or fails). */
+function startDemo(
+  kubeconfigPath: string,
+  image: string,
+  io: CommandIO,
+  signal: AbortSignal | undefined,
+): void {
+  installDemo(kubeconfigPath, image, { report: line(io), ...(signal ? { signal } : {}) }).catch(
+    (err: unknown) => {
+      if (signal?.aborted) return;
+      io.stderr(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+    },
+  );
 }

@@ -15,6 +15,7 @@ interface UpFlags {
   podSecurity?: PodSecurityFlag;
   podCidr?: string;
   bridge?: string;
+  demo?: boolean;
 }
 
 export const upVerb: Verb = (program, { io, setExit, version }) => {
@@ -42,6 +43,11 @@ export const upVerb: Verb = (program, { io, setExit, version }) => {
       '--bridge <name>',
       'host bridge for Pods; netns, veths and nft tables are named after it (default: asb0)',
       parseBridgeName,
+    )
+    .option(
+      '--demo',
+      'what npm start runs: set up this machine (apt, as root), build the demo image, install the demo template and warm pool "python"',
+      false,
     )
     .action(async (opts: UpFlags) => {
       const { runUp } = await import('../commands/up.ts');
