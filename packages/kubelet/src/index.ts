@@ -68,7 +68,13 @@ export {
   bridgeUnavailableReason,
   type PodNetworkChoice,
 } from './network/create-pod-network.ts';
-export { Ipam } from './network/ipam.ts';
+export { Ipam, gatewayOf } from './network/ipam.ts';
+export {
+  startClusterDns,
+  type ClusterDnsHandle,
+  type ClusterDnsOptions,
+} from './network/dns/cluster-dns.ts';
+export { podResolvConf, type ResolvConf } from './network/dns/pod-dns.ts';
 export {
   PolicyEnforcer,
   NETWORK_POLICIES,

@@ -24,7 +24,7 @@ import { startNodeStreaming, type NodeStreaming } from './node-streaming.ts';
 /** What the node agent reports on the way up and while running (library code prints nothing). */
 export type NodeAgentEvent =
   /** The Pod network in use; `degraded` says what is missing when Pods get loopback only. */
-  | { type: 'network'; mode: string; degraded?: string }
+  | { type: 'network'; mode: string; degraded?: string; nameserver?: string }
   | { type: 'streaming'; url: string }
   | { type: 'runtimes'; handlers: string[] }
   | { type: 'policy-sync-failed'; error: unknown };
@@ -38,6 +38,8 @@ export interface EmbeddedNodeAgentOptions {
   podCidr?: string;
   /** Host bridge name (≤ 15 characters); netns, veths and nft tables are named after it. @default 'asb0' */
   bridge?: string;
+  /** The host's resolver (`ip` or `ip:port`) cluster DNS relays other names to; absent: refused. */
+  dnsUpstream?: string;
   log?: NodeLogger;
   onEvent?: (event: NodeAgentEvent) => void;
 }
@@ -67,6 +69,7 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
             stateDir: join(dir, 'network'),
             ...(o.podCidr !== undefined ? { podCidr: o.podCidr } : {}),
             ...(o.bridge !== undefined ? { bridge: o.bridge } : {}),
+            ...(o.dnsUpstream !== undefined ? { dnsUpstream: o.dnsUpstream } : {}),
           },
           client,
           (error) => emit({ type: 'policy-sync-failed', error }),
@@ -76,6 +79,7 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
           type: 'network',
           mode: net.network.mode,
           ...(net.degraded !== undefined ? { degraded: net.degraded } : {}),
+          ...(net.nameserver !== undefined ? { nameserver: net.nameserver } : {}),
         });
         const agent = new NodeAgent({
           client,

@@ -1,11 +1,13 @@
-// The embedded node's Pod network: the bridge network with NetworkPolicy enforced when this
-// machine allows it, else the loopback-only fallback with the reason (`degraded`), which `up`
+// The embedded node's Pod network: the bridge network with cluster DNS on its gateway address and
+// NetworkPolicy enforced when this machine allows it, else the loopback-only fallback with the reason (`degraded`), which `up`
 // prints loudly. Stopping removes what the network put on the host (policy table, bridge, NAT).
 import {
   BridgePodNetwork,
   createPodNetwork,
+  gatewayOf,
   PolicyEnforcer,
   runPolicySync,
+  startClusterDns,
   type PodNetwork,
 } from '@agent-sandbox/kubelet';
 import type { KubeClient } from '@agent-sandbox/kube';
@@ -17,15 +19,21 @@ export interface NodeNetworkOptions {
   podCidr?: string;
   /** Host bridge (at most 15 characters); also names the netns/veth prefix and nft tables. @default 'asb0' */
   bridge?: string;
+  /** The host's resolver for names outside the cluster domain (`ip` or `ip:port`). */
+  dnsUpstream?: string;
 }
 
 export interface NodeNetwork {
   network: PodNetwork;
   /** Set when Pods get loopback only: what is missing and how to fix it. */
   degraded?: string;
+  /** The cluster DNS address Pods get in resolv.conf (bridge only). */
+  nameserver?: string;
   /** Stops enforcing and removes the policy table, bridge and NAT table. Never rejects. */
   stop(): Promise<void>;
 }
+
+const DEFAULT_POD_CIDR = '10.88.0.0/16';
 
 /** netns/veth prefix for a bridge: `asb` for the default bridge, else the bridge name. */
 export function networkPrefix(bridge: string | undefined): string {
@@ -42,11 +50,13 @@ export async function startNodeNetwork(
   onPolicyError: (err: unknown) => void,
 ): Promise<NodeNetwork> {
   const prefix = networkPrefix(o.bridge);
+  const nameserver = gatewayOf(o.podCidr ?? DEFAULT_POD_CIDR);
   const choice = await createPodNetwork({
     stateDir: o.stateDir,
-    ...(o.podCidr !== undefined ? { podCidr: o.podCidr } : {}),
+    podCidr: o.podCidr ?? DEFAULT_POD_CIDR,
     ...(o.bridge !== undefined ? { bridge: o.bridge } : {}),
     prefix,
+    nameserver,
   });
   const net = choice.network;
   if (!(net instanceof BridgePodNetwork))
@@ -56,6 +66,14 @@ export async function startNodeNetwork(
       stop: () => Promise.resolve(),
     };
   await net.ensureBridge();
+  const dns = await startClusterDns({
+    client,
+    host: nameserver,
+    ...(o.dnsUpstream !== undefined ? { upstream: o.dnsUpstream } : {}),
+  }).catch(async (err: unknown) => {
+    await net.destroy().catch(() => undefined);
+    throw err;
+  });
   const enforcer = new PolicyEnforcer({
     client,
     table: `${prefix}_policy_${net.bridge}`.replace(/[^a-zA-Z0-9_]/g, '_'),
@@ -68,9 +86,11 @@ export async function startNodeNetwork(
   );
   return {
     network: net,
+    nameserver,
     async stop() {
       abort.abort();
       await running;
+      await dns.stop();
       await enforcer.remove().catch(() => undefined);
       await net.destroy().catch(() => undefined);
     },

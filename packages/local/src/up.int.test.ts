@@ -5,7 +5,7 @@
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn as spawnPty } from 'node-pty';
@@ -20,16 +20,32 @@ const SANDBOX = `apiVersion: agents.x-k8s.io/v1beta1
 kind: Sandbox
 metadata: { name: box, namespace: default }
 spec:
+  service: true
   podTemplate:
     spec:
       terminationGracePeriodSeconds: 1
       containers:
         - name: main
           image: ${IMAGE}
+          ports: [{ containerPort: 8080 }]
           command: [sh, -c]
           args:
             - mkdir -p /tmp/www && echo pong > /tmp/www/index.html && httpd -p 8080 -h /tmp/www;
               i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done
+`;
+
+const CLIENT = `apiVersion: agents.x-k8s.io/v1beta1
+kind: Sandbox
+metadata: { name: client, namespace: default }
+spec:
+  podTemplate:
+    metadata: { labels: { role: client } }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: ${IMAGE}
+          command: [sleep, '3600']
 `;
 
 interface Result {
@@ -84,7 +100,7 @@ beforeAll(async () => {
   up.stderr?.on('data', (d: Buffer) => (upOut += d.toString()));
   upExit = new Promise((resolve) => up.once('exit', resolve));
   const end = Date.now() + 60_000;
-  while (!(existsSync(join(dir, 'endpoints.json')) && /node streaming/.test(upOut))) {
+  while (!/^endpoints: /m.test(upOut)) {
     if (Date.now() > end || up.exitCode !== null) throw new Error(`up did not come up:\n${upOut}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -106,7 +122,9 @@ describe('agent-sandbox up', () => {
     };
     expect(endpoints.apiServer).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(endpoints.kubeconfig).toBe(join(dir, 'kubeconfig'));
-    expect(upOut).toContain(`pod network: bridge (${BRIDGE} ${CIDR}), NetworkPolicy enforced`);
+    expect(upOut).toContain(
+      `pod network: bridge (${BRIDGE} ${CIDR}), NetworkPolicy enforced, cluster DNS on 10.213.0.1:53`,
+    );
     expect(upOut).toMatch(/runtimes: runc/);
     expect(upOut).toMatch(
       /node streaming \(exec, attach, port-forward, logs\): https:\/\/127\.0\.0\.1:\d+/,
@@ -130,7 +148,10 @@ describe('agent-sandbox up', () => {
     const policy = `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata: { name: only-box, namespace: default }
-spec: { podSelector: {}, policyTypes: [Ingress] }
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+  ingress: [{ from: [{ podSelector: { matchLabels: { role: client } } }] }]
 `;
     expect((await kubectl(['apply', '-f', '-'], policy)).code).toBe(0);
     await expect
@@ -180,6 +201,40 @@ spec: { podSelector: {}, policyTypes: [Ingress] }
     const res = await fetch(`http://127.0.0.1:${port}/index.html`);
     expect(await res.text()).toBe('pong\n');
     pf.child.kill('SIGINT');
+  });
+
+  it('resolves Service and Pod names inside a sandbox through cluster DNS', async () => {
+    expect((await kubectl(['apply', '-f', '-'], CLIENT)).code).toBe(0);
+    await expect
+      .poll(async () => (await kubectl(['get', 'pod', 'client', '-o', 'name'])).stdout, {
+        timeout: 30_000,
+      })
+      .toMatch(/pod\/client/);
+    const ready = await kubectl(['wait', '--for=condition=Ready', 'pod/client', '--timeout=60s']);
+    expect(ready.stderr).toBe('');
+    const inClient = (script: string) => kubectl(['exec', 'client', '--', 'sh', '-c', script]);
+    const resolv = await inClient('cat /etc/resolv.conf');
+    expect(resolv.stdout).toBe(
+      'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.213.0.1\noptions ndots:5\n',
+    );
+    const boxIp = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.status.podIP}'])).stdout;
+    const lookup = await inClient('nslookup box.default.svc.cluster.local');
+    expect(lookup.stdout).toContain(`Address: ${boxIp}`);
+    // The search path finds the Sandbox's Service by its short name, and the policy lets
+    // role=client in. (busybox-static's wget crashes in glibc's static NSS; nc needs none.)
+    const page = await inClient(
+      "ip=$(nslookup box | sed -n 's/^Address: //p' | tail -1); echo ip=$ip; printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | nc -w 5 $ip 8080",
+    );
+    expect(page.stdout).toMatch(
+      new RegExp(`^ip=${boxIp.replaceAll('.', '\\.')}\\n[\\s\\S]*\\r\\n\\r\\npong\\n$`),
+    );
+    const dashed = await inClient(
+      `nslookup ${boxIp.replaceAll('.', '-')}.default.pod.cluster.local`,
+    );
+    expect(dashed.stdout).toContain(`Address: ${boxIp}`);
+    const missing = await inClient('nslookup nothing.default.svc.cluster.local');
+    expect(missing.code).not.toBe(0);
+    expect(missing.stdout + missing.stderr).toMatch(/NXDOMAIN|can't find/);
   });
 
   it('stops on SIGINT and leaves nothing of the node behind', async () => {

@@ -4,7 +4,8 @@
 // $AGENT_SANDBOX_HOME, else the one `start` uses. Writes DIR/endpoints.json
 // ({"apiServer", "kubeconfig", ...}) once serving and prints what runs where.
 import type { NodeAgentEvent } from '@agent-sandbox/local';
-import { writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { withStreams, type CommandIO } from '../io.ts';
@@ -33,7 +34,10 @@ export function describeNodeEvent(event: NodeAgentEvent): { stream: 'out' | 'err
   switch (event.type) {
     case 'network':
       return event.degraded === undefined
-        ? { stream: 'out', text: `pod network: ${event.mode}, NetworkPolicy enforced\n` }
+        ? {
+            stream: 'out',
+            text: `pod network: ${event.mode}, NetworkPolicy enforced${event.nameserver ? `, cluster DNS on ${event.nameserver}:53` : ''}\n`,
+          }
         : {
             stream: 'err',
             text: `WARNING: pod network degraded to ${event.mode}: ${event.degraded}\n`,
@@ -51,6 +55,18 @@ export function describeNodeEvent(event: NodeAgentEvent): { stream: 'out' | 'err
         text: `NetworkPolicy sync failed (retrying): ${event.error instanceof Error ? event.error.message : String(event.error)}\n`,
       };
   }
+}
+
+/** The host's first nameserver (/etc/resolv.conf), for cluster DNS to relay other names to. */
+function hostResolver(path = '/etc/resolv.conf'): { dnsUpstream?: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return {};
+  }
+  const ns = /^\s*nameserver\s+(\d+\.\d+\.\d+\.\d+)\s*$/m.exec(text)?.[1];
+  return ns ? { dnsUpstream: ns } : {};
 }
 
 export async function runUp(
@@ -77,10 +93,12 @@ export async function runUp(
     ...(signal ? { signal } : {}),
     onServing: async (api) => {
       const path = join(api.dataDir, 'endpoints.json');
+      // Written whole, then renamed: a reader polling for the file never sees half of it.
       await writeFile(
-        path,
+        `${path}.tmp`,
         `${JSON.stringify({ apiServer: api.url, kubeconfig: api.kubeconfigPath }, null, 2)}\n`,
       );
+      await rename(`${path}.tmp`, path);
       io.stdout(`endpoints: ${path}\nnode agent: node ${node}, state in ${nodeDir}\n`);
       if (demoImage) startDemo(api.kubeconfigPath, demoImage, io, signal);
     },
@@ -101,6 +119,7 @@ export async function runUp(
           log: logger.child({ logger: 'kubelet' }),
           ...(opts.podCidr !== undefined ? { podCidr: opts.podCidr } : {}),
           ...(opts.bridge !== undefined ? { bridge: opts.bridge } : {}),
+          ...hostResolver(),
           onEvent: (event) => {
             const line = describeNodeEvent(event);
             if (line.stream === 'out') io.stdout(line.text);

@@ -132,3 +132,8 @@ export class Ipam {
     renameSync(tmp, this.file);
   }
 }
+
+/** The bridge/gateway address of a pod CIDR (its first host address). */
+export function gatewayOf(cidr: string): string {
+  return numberToIp(parseCidr(cidr).network + 1);
+}

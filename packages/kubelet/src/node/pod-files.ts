@@ -2,6 +2,7 @@
 import type { Pod } from '@agent-sandbox/kube-types';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { podResolvConf } from '../network/dns/pod-dns.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { BundleMount } from '../runtime/oci-spec.ts';
 
@@ -28,8 +29,9 @@ export async function writePodFiles(
     { destination: '/etc/hosts', source: join(dir, 'hosts'), readOnly: false },
     { destination: '/etc/hostname', source: join(dir, 'hostname'), readOnly: false },
   ];
-  if (net.dns) {
-    const d = net.dns;
+  // spec.dnsPolicy and spec.dnsConfig decide between the network's cluster DNS and the Pod's own.
+  const d = podResolvConf(pod, net.dns);
+  if (d) {
     const resolv = [
       ...(d.searches.length ? [`search ${d.searches.join(' ')}`] : []),
       ...d.nameservers.map((n) => `nameserver ${n}`),

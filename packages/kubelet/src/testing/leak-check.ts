@@ -27,6 +27,44 @@ function cmdline(pid: string): string {
   }
 }
 
+function parentPid(pid: string): string | undefined {
+  try {
+    return /^PPid:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the process or one of its ancestors names the data dir in its command line. */
+function descendsFrom(pid: string, dataDir: string): boolean {
+  for (let p: string | undefined = pid, depth = 0; p && p !== '0' && depth < 16; depth++) {
+    if (cmdline(p).includes(dataDir)) return true;
+    p = parentPid(p);
+  }
+  return false;
+}
+
+function cgroupProcs(dir: string): string[] {
+  const here = (() => {
+    try {
+      return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  })();
+  const sub = list(dir).filter((e) => !e.includes('.'));
+  return [...here, ...sub.flatMap((e) => cgroupProcs(join(dir, e)))];
+}
+
+/**
+ * A pod cgroup of another node agent on this machine (other suites run at the same time): it
+ * has processes and none of them comes from our data dir. An empty one counts as ours.
+ */
+function foreign(dir: string, o: LeakCheckOptions): boolean {
+  const procs = cgroupProcs(dir);
+  return procs.length > 0 && !procs.some((pid) => descendsFrom(pid, o.dataDir));
+}
+
 /** Human-readable leaks; empty when clean. */
 export function findLeaks(o: LeakCheckOptions): string[] {
   const leaks: string[] = [];
@@ -39,7 +77,8 @@ export function findLeaks(o: LeakCheckOptions): string[] {
   for (const n of list('/run/netns')) if (n.startsWith(o.netnsPrefix)) leaks.push(`netns ${n}`);
   for (const ctrl of list('/sys/fs/cgroup'))
     for (const pod of list(join('/sys/fs/cgroup', ctrl, 'agent-sandbox')))
-      if (pod.startsWith('pod')) leaks.push(`cgroup ${ctrl}/agent-sandbox/${pod}`);
+      if (pod.startsWith('pod') && !foreign(join('/sys/fs/cgroup', ctrl, 'agent-sandbox', pod), o))
+        leaks.push(`cgroup ${ctrl}/agent-sandbox/${pod}`);
   for (const pid of list('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
     const cmd = cmdline(pid);
