@@ -19,6 +19,7 @@ export type {
 export type { PodNetwork, PodNetworkStatus, PodNetworkTarget } from './network/pod-network.ts';
 export { LoopbackPodNetwork, type LoopbackPodNetworkOptions } from './network/loopback-network.ts';
 export type { PodContainers, PodRef, AttachTarget } from './node/pod-containers.ts';
+export type { PodDaemon } from './node/pod-daemon.ts';
 export {
   parseReference,
   formatReference,

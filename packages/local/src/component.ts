@@ -33,6 +33,8 @@ export interface RunningComponent {
    * while running (the composition then stops everything else).
    */
   readonly done: Promise<void>;
+  /** URLs it serves, by name (`router`), for DIR/endpoints.json. */
+  readonly endpoints?: Readonly<Record<string, string>>;
   /** Stops it and waits until it has stopped; never rejects. Idempotent. */
   stop(): Promise<void>;
 }

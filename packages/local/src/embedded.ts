@@ -14,6 +14,7 @@ import { signalComponent, type Component, type RunningComponent } from './compon
 import { LocalError } from './errors.ts';
 import { nodeAgentComponent, type EmbeddedNodeAgentOptions } from './node-agent.ts';
 import { NodeStreamDirectory } from './node-streams.ts';
+import { routerComponent, type EmbeddedRouterOptions } from './router.ts';
 
 /** The controller manager's options; the embedded mode supplies the kubeconfig. */
 export type EmbeddedControllerManagerOptions = Omit<ControllerManagerOptions, 'kubeConfig'>;
@@ -24,13 +25,16 @@ export interface EmbeddedOptions {
   controllerManager?: EmbeddedControllerManagerOptions;
   /** Absent: no node agent (Pods stay Pending). Needs root and runc (packages/kubelet README). */
   kubelet?: EmbeddedNodeAgentOptions;
-  // Next: `router?: RouterOptions`, one entry in components() below.
+  /** Absent: no router. */
+  router?: EmbeddedRouterOptions;
 }
 
 export interface EmbeddedHandle {
   apiServer: Pick<EmbeddedApiServer, 'url' | 'dataDir' | 'kubeconfigPath' | 'kubeConfig'>;
   /** Names of the running components, in start order. */
   components: readonly string[];
+  /** What the components serve, by name (`router`: the router's URL). */
+  endpoints: Readonly<Record<string, string>>;
   /**
    * Settles when a component ends on its own: rejects with LocalError (`ComponentFailed`, the
    * component's error as cause) when one fails. Never settles while everything runs.
@@ -51,6 +55,7 @@ export function components(options: EmbeddedOptions): Component[] {
       ),
     );
   if (options.kubelet) out.push(nodeAgentComponent(options.kubelet));
+  if (options.router) out.push(routerComponent(options.router));
   return out;
 }
 
@@ -107,6 +112,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
       kubeConfig: apiServer.kubeConfig,
     },
     components: names,
+    endpoints: Object.assign({}, ...running.map((r) => r.component.endpoints ?? {})) as Record<
+      string,
+      string
+    >,
     done: running.length === 0 ? new Promise<void>(() => undefined) : done,
     stop,
   };

@@ -31,3 +31,10 @@ export {
 } from './node-agent.ts';
 export { networkPrefix, type NodeNetworkOptions } from './node-network.ts';
 export { NodeStreamDirectory, type NodeStreamRegistry } from './node-streams.ts';
+export { hostNetworkPods, routerComponent, type EmbeddedRouterOptions } from './router.ts';
+export {
+  ROUTER_NAMESPACE,
+  ROUTER_POD,
+  ROUTER_SERVICE,
+  ROUTER_SERVICE_PORT,
+} from './router-objects.ts';

@@ -20,6 +20,8 @@ import { join } from 'node:path';
 import type { Component } from './component.ts';
 import { startNodeNetwork, type NodeNetwork } from './node-network.ts';
 import { startNodeStreaming, type NodeStreaming } from './node-streaming.ts';
+import { hostNetworkPods } from './router.ts';
+import { prepareSandboxd } from './sandboxd-injection.ts';
 
 /** What the node agent reports on the way up and while running (library code prints nothing). */
 export type NodeAgentEvent =
@@ -40,6 +42,8 @@ export interface EmbeddedNodeAgentOptions {
   bridge?: string;
   /** The host's resolver (`ip` or `ip:port`) cluster DNS relays other names to; absent: refused. */
   dnsUpstream?: string;
+  /** Start the in-sandbox daemon in every Pod (sandboxd-injection.ts). @default true */
+  sandboxd?: boolean;
   log?: NodeLogger;
   onEvent?: (event: NodeAgentEvent) => void;
 }
@@ -81,6 +85,13 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
           ...(net.degraded !== undefined ? { degraded: net.degraded } : {}),
           ...(net.nameserver !== undefined ? { nameserver: net.nameserver } : {}),
         });
+        const injection =
+          o.sandboxd === false
+            ? undefined
+            : await prepareSandboxd(dir).catch((err: unknown) => {
+                o.log?.warn({ err: String(err) }, 'pods get no in-sandbox daemon');
+                return undefined;
+              });
         const agent = new NodeAgent({
           client,
           facts: hostNodeFacts(o.nodeName),
@@ -88,13 +99,16 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
           network: net.network,
           images: new ImageService(nodeImageStore(dir), new RegistryClient()),
           dataDir: dir,
+          ...(injection
+            ? { extraReadOnlyMounts: injection.mounts, podDaemon: injection.daemon }
+            : {}),
           ...(o.log ? { log: o.log } : {}),
         });
         await agent.start();
         undo.push(() => agent.stop());
         emit({ type: 'runtimes', handlers: agent.handlers });
         await createRuntimeClasses(client, agent.handlers);
-        const streaming: NodeStreaming = await startNodeStreaming(agent, {
+        const streaming: NodeStreaming = await startNodeStreaming(hostNetworkPods(agent), {
           nodeName: agent.name,
           pkiDir: join(dir, 'pki'),
           registry: ctx.nodeStreams,

@@ -19,6 +19,8 @@ export interface SandboxdHandle {
   legacyUrl?: string;
   /** host:port of the gRPC listener. */
   grpcAddress?: string;
+  /** Listeners left off because their port was taken (`skipBusyPorts`), e.g. `rest :8080`. */
+  skipped: string[];
   /** Health turns 503, managed processes get SIGTERM then SIGKILL, listeners close. */
   close(): Promise<void>;
 }
@@ -34,6 +36,7 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
   const closers: (() => Promise<void>)[] = [];
   const handle: SandboxdHandle = {
     root,
+    skipped: [],
     close: async () => {
       shuttingDown = true;
       // Managed processes: SIGTERM, then SIGKILL after 2 s (dataplane §4.1 shutdown order).
@@ -46,57 +49,82 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
       await Promise.all(closers.map((c) => c()));
     },
   };
+  // Injected into a workload's container, the workload's own use of a port wins.
+  const bind = async <T>(what: string, port: number, start: () => Promise<T>) => {
+    try {
+      return await start();
+    } catch (err: unknown) {
+      const busy =
+        (err as { code?: unknown }).code === 'EADDRINUSE' ||
+        /EADDRINUSE|address already in use/i.test(String(err));
+      if (!o.skipBusyPorts || !busy) throw err;
+      handle.skipped.push(`${what} :${port}`);
+      return undefined;
+    }
+  };
   try {
     if (o.restPort >= 0) {
-      const rest = await serveHttp(
-        createRestHandler({
-          root,
-          metadataEnv: metadataEnv(o.env, o.metadataEnvPrefix, SENSITIVE_ENV_MARKERS),
-          maxUploadBytes: o.maxUploadBytes,
-          startedAtMs: o.now(),
-          now: o.now,
-          isShuttingDown: () => shuttingDown,
-        }),
-        { host: o.listenHost, port: o.restPort, onUnexpected: restError },
+      const rest = await bind('rest', o.restPort, () =>
+        serveHttp(
+          createRestHandler({
+            root,
+            metadataEnv: metadataEnv(o.env, o.metadataEnvPrefix, SENSITIVE_ENV_MARKERS),
+            maxUploadBytes: o.maxUploadBytes,
+            startedAtMs: o.now(),
+            now: o.now,
+            isShuttingDown: () => shuttingDown,
+          }),
+          { host: o.listenHost, port: o.restPort, onUnexpected: restError },
+        ),
       );
-      closers.push(rest.close);
-      handle.restUrl = rest.url;
+      if (rest) {
+        closers.push(rest.close);
+        handle.restUrl = rest.url;
+      }
     }
     if (o.legacyPort >= 0) {
-      const legacy = await serveHttp(
-        createLegacyHandler({
-          root,
-          env: o.env,
-          defaultTimeoutSeconds: o.execTimeoutSeconds,
-          maxUploadBytes: o.maxUploadBytes,
-          limiter,
-        }),
-        {
-          host: o.listenHost,
-          port: o.legacyPort,
-          onUnexpected: (err) => compactJson(500, { message: errorText(err) }),
-        },
+      const legacy = await bind('legacy', o.legacyPort, () =>
+        serveHttp(
+          createLegacyHandler({
+            root,
+            env: o.env,
+            defaultTimeoutSeconds: o.execTimeoutSeconds,
+            maxUploadBytes: o.maxUploadBytes,
+            limiter,
+          }),
+          {
+            host: o.listenHost,
+            port: o.legacyPort,
+            onUnexpected: (err) => compactJson(500, { message: errorText(err) }),
+          },
+        ),
       );
-      closers.push(legacy.close);
-      handle.legacyUrl = legacy.url;
+      if (legacy) {
+        closers.push(legacy.close);
+        handle.legacyUrl = legacy.url;
+      }
     }
     if (o.grpcPort >= 0) {
-      const grpc = await serveGrpc(
-        {
-          root,
-          env: o.env,
-          limiter,
-          table,
-          ptyCommand: o.ptyCommand,
-          sttyCommand: o.sttyCommand,
-          retainBytes: o.retainOutputBytes,
-          chunkSize: o.streamChunkSize,
-        },
-        o.listenHost,
-        o.grpcPort,
+      const grpc = await bind('grpc', o.grpcPort, () =>
+        serveGrpc(
+          {
+            root,
+            env: o.env,
+            limiter,
+            table,
+            ptyCommand: o.ptyCommand,
+            sttyCommand: o.sttyCommand,
+            retainBytes: o.retainOutputBytes,
+            chunkSize: o.streamChunkSize,
+          },
+          o.listenHost,
+          o.grpcPort,
+        ),
       );
-      closers.push(grpc.close);
-      handle.grpcAddress = grpc.address;
+      if (grpc) {
+        closers.push(grpc.close);
+        handle.grpcAddress = grpc.address;
+      }
     }
   } catch (err: unknown) {
     await handle.close();

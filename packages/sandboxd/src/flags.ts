@@ -23,7 +23,8 @@ const ARGV_FLAGS = { '--pty-command': 'ptyCommand', '--stty-command': 'sttyComma
 export const USAGE = `usage: sandboxd [--listen-host 0.0.0.0] [--rest-port 8080] [--grpc-port 9090]
   [--legacy-port 8888] [--root-dir /workspace] [--metadata-env-prefix SANDBOX_]
   [--max-upload-bytes N] [--max-processes N] [--exec-timeout-seconds 300]
-  [--pty-command "script"] [--stty-command "stty"] (ports: 0 = any free, -1 = off)`;
+  [--pty-command "script"] [--stty-command "stty"] [--skip-busy-ports]
+  (ports: 0 = any free, -1 = off; --skip-busy-ports leaves a taken port's listener off)`;
 
 export function parseFlags(argv: string[]): SandboxdOptions {
   const o: SandboxdOptions = {};
@@ -45,6 +46,7 @@ export function parseFlags(argv: string[]): SandboxdOptions {
     else if (name in ARGV_FLAGS)
       out[ARGV_FLAGS[name as keyof typeof ARGV_FLAGS]] = value().split(' ').filter(Boolean);
     else if (name === '--exec-timeout-seconds') o.execTimeoutSeconds = Number(value());
+    else if (arg === '--skip-busy-ports') o.skipBusyPorts = true;
     else throw new InvalidOptionError(`unknown flag "${arg}"\n${USAGE}`);
   }
   return o;

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     rest: daemon.restUrl,
     grpc: daemon.grpcAddress,
     legacy: daemon.legacyUrl,
+    ...(daemon.skipped.length > 0 ? { skipped: daemon.skipped } : {}),
   });
   let stopping = false;
   const stop = (signal: string) => {

@@ -39,6 +39,8 @@ export interface SandboxdOptions {
   /** PTY helper (util-linux `script`) and `stty` used for resizes. @default 'script', 'stty' */
   ptyCommand?: string[];
   sttyCommand?: string[];
+  /** A listener whose port is taken is left off (reported in `skipped`) instead of failing. @default false */
+  skipBusyPorts?: boolean;
   now?: () => number;
 }
 
@@ -70,6 +72,7 @@ export function withDefaults(o: SandboxdOptions): ResolvedOptions {
     streamChunkSize: o.streamChunkSize ?? 4096,
     ptyCommand: o.ptyCommand ?? ['script'],
     sttyCommand: o.sttyCommand ?? ['stty'],
+    skipBusyPorts: o.skipBusyPorts ?? false,
     now: o.now ?? Date.now,
   };
   if (r.rootDir === '') throw new InvalidOptionError('root dir must not be empty (--root-dir)');

@@ -34,11 +34,10 @@ export interface ServeRunOptions {
   /** Stops the mode when aborted. @default the IO's stop signal (SIGINT/SIGTERM) */
   signal?: AbortSignal;
   /** Runs once everything serves, before waiting (e.g. `up` writes endpoints.json). */
-  onServing?: (apiServer: {
-    url: string;
-    dataDir: string;
-    kubeconfigPath: string;
-  }) => Promise<void>;
+  onServing?: (
+    apiServer: { url: string; dataDir: string; kubeconfigPath: string },
+    endpoints: Readonly<Record<string, string>>,
+  ) => Promise<void>;
 }
 
 /** Serves until the signal aborts; returns 0, or throws a CliError for what a user can fix. */
@@ -61,7 +60,7 @@ export async function serveEmbedded(
       `serving ${url} (data dir ${dataDir}; ready in ${Math.round(performance.now() - startedAt)} ms, ${Math.round(performance.now())} ms after process start)\n` +
         `kubeconfig: ${kubeconfigPath}\n`,
     );
-    await run.onServing?.({ url, dataDir, kubeconfigPath });
+    await run.onServing?.({ url, dataDir, kubeconfigPath }, handle.endpoints);
     const failure = await untilStopped(handle.done, stop.signal);
     await handle.stop();
     io.stdout('stopped\n');

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { withStreams, type CommandIO } from '../io.ts';
 import { defaultDataDir } from '../data-dir.ts';
 import { exitCodeFor } from '../report-error.ts';
+import { ROUTER_NAMESPACE, ROUTER_SERVICE, ROUTER_SERVICE_PORT } from '@agent-sandbox/local';
 import { controllerLogger } from './controller-logger.ts';
 import { apiServerOptions, serveEmbedded, type ServeRunOptions } from './serve-embedded.ts';
 import type { StartOptions, StartRunOptions } from './start.ts';
@@ -91,15 +92,20 @@ export async function runUp(
   const signal = run.signal ?? stop?.signal;
   const serve: ServeRunOptions = {
     ...(signal ? { signal } : {}),
-    onServing: async (api) => {
+    onServing: async (api, endpoints) => {
       const path = join(api.dataDir, 'endpoints.json');
       // Written whole, then renamed: a reader polling for the file never sees half of it.
       await writeFile(
         `${path}.tmp`,
-        `${JSON.stringify({ apiServer: api.url, kubeconfig: api.kubeconfigPath }, null, 2)}\n`,
+        `${JSON.stringify({ apiServer: api.url, kubeconfig: api.kubeconfigPath, ...endpoints }, null, 2)}\n`,
       );
       await rename(`${path}.tmp`, path);
-      io.stdout(`endpoints: ${path}\nnode agent: node ${node}, state in ${nodeDir}\n`);
+      io.stdout(
+        `endpoints: ${path}\nnode agent: node ${node}, state in ${nodeDir}\n` +
+          (endpoints['router']
+            ? `router: ${endpoints['router']} (also: kubectl port-forward svc/${ROUTER_SERVICE} ${ROUTER_SERVICE_PORT} -n ${ROUTER_NAMESPACE})\n`
+            : ''),
+      );
       if (demoImage) startDemo(api.kubeconfigPath, demoImage, io, signal);
     },
   };
@@ -126,6 +132,8 @@ export async function runUp(
             else io.stderr(line.text);
           },
         },
+        // `<port>-<sandbox>.<namespace>.localhost` resolves to loopback in browsers (RFC 6761).
+        router: { nodeName: node, sandboxDomain: 'localhost' },
       },
       io,
       serve,

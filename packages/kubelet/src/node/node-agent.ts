@@ -27,6 +27,7 @@ import { removeMountedDir } from './container-rootfs.ts';
 import type { NodeContext, NodeLogger } from './node-context.ts';
 import { desiredLease, desiredNode, nodeStatus, type NodeFacts } from './node-object.ts';
 import type { AttachTarget, PodContainers, PodRef } from './pod-containers.ts';
+import type { PodDaemon } from './pod-daemon.ts';
 import { PodWorker } from './pod-worker.ts';
 
 export const NODES: ResourceRef = {
@@ -79,6 +80,8 @@ export interface NodeAgentOptions {
   /** @default 4096 */
   pidsLimit?: number;
   extraReadOnlyMounts?: readonly { destination: string; source: string }[];
+  /** A process started in each Pod's first app container (pod-daemon.ts); absent: none. */
+  podDaemon?: PodDaemon;
   log?: NodeLogger;
   /** Lease renewal period. @default 10_000 */
   leaseRenewMs?: number;
@@ -119,6 +122,7 @@ export class NodeAgent implements PodContainers {
       pidsLimit: options.pidsLimit ?? 4096,
       nodeMemoryBytes: options.facts.memoryBytes,
       extraReadOnlyMounts: options.extraReadOnlyMounts ?? [],
+      podDaemon: options.podDaemon,
       objects: {
         configMap: (ns, name) => get<ConfigMap & KubeObject>(CONFIG_MAPS, ns, name),
         secret: (ns, name) => get<Secret & KubeObject>(SECRETS, ns, name),
@@ -322,6 +326,8 @@ export class NodeAgent implements PodContainers {
 
   #observe(pod: Pod): void {
     if (this.#abort.signal.aborted) return;
+    // A mirror Pod shows a process the node runs outside the API (a static pod): never run it.
+    if (pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined) return;
     const uid = pod.metadata?.uid ?? '';
     const existing = this.#workers.get(uid);
     if (existing) {

@@ -20,6 +20,7 @@ import { resolveEnv } from './container-env.ts';
 import { ContainerInstance } from './container-instance.ts';
 import { criLogPath } from './cri-log.ts';
 import type { NodeContext } from './node-context.ts';
+import { superviseDaemon } from './pod-daemon.ts';
 import { prepareVolumes, volumeMounts } from './pod-volumes.ts';
 import { writePodFiles } from './pod-files.ts';
 
@@ -314,6 +315,7 @@ export class PodWorker {
     slot.record.started = true;
     slot.record.ready = !this.#initNames.includes(c.name);
     await this.#publish();
+    this.#startDaemon(c, instance);
     const exit = await instance.wait();
     slot.record.ready = false;
     slot.record.started = false;
@@ -332,6 +334,22 @@ export class PodWorker {
     );
     await this.#publish();
     return exit;
+  }
+
+  /** The node's in-sandbox daemon, in the first app container only. */
+  #startDaemon(c: Container, instance: ContainerInstance): void {
+    const daemon = this.#ctx.podDaemon;
+    if (!daemon || c.name !== this.#pod.spec?.containers?.[0]?.name || !instance.process) return;
+    const argv = daemon.argv(this.#pod, c);
+    if (!argv) return;
+    superviseDaemon({
+      runtime: this.#runtime as ContainerRuntime,
+      id: instance.id,
+      argv,
+      exited: instance.process.exited,
+      log: this.#ctx.log,
+      key: `${this.#key}/${c.name}`,
+    });
   }
 
   /** Sleeps, ending early (false) when termination starts. */

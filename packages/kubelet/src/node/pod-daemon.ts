@@ -1,0 +1,68 @@
+// A process the node starts inside each Pod's first app container once it runs — in the embedded
+// mode the in-sandbox daemon (sandboxd), whose files the node mounts read-only into every
+// container (NodeAgentOptions.extraReadOnlyMounts) — through the runtime's exec, so it shares the
+// container's root, namespaces, cgroup, user and environment and works in any image. It lives
+// and dies with the container instance; if it exits while the container runs it is restarted
+// with back-off, and its last stderr is logged.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Container, Pod } from '@agent-sandbox/kube-types';
+import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import type { NodeLogger } from './node-context.ts';
+
+/**
+ * Contract: `argv()` is pure and cheap; it returns the command to run inside `container` of
+ * `pod` (paths as the container sees them), or undefined when this Pod gets no daemon (opt-out).
+ */
+export interface PodDaemon {
+  argv(pod: Pod, container: Container): readonly string[] | undefined;
+}
+
+export interface DaemonInstance {
+  runtime: ContainerRuntime;
+  /** The runtime's container id. */
+  id: string;
+  argv: readonly string[];
+  /** Resolves when the container instance has exited. */
+  exited: Promise<unknown>;
+  log: NodeLogger;
+  /** `<namespace>/<pod>/<container>`, for the log. */
+  key: string;
+  /** First restart delay. @default 1000 */
+  backoffBaseMs?: number;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+const STDERR_TAIL = 2048;
+
+/** Starts the daemon and keeps it running until the instance exits. Never throws. */
+export function superviseDaemon(d: DaemonInstance): void {
+  let ended = false;
+  let child: ChildProcess | undefined;
+  let failures = 0;
+  void d.exited.then(() => {
+    ended = true;
+    child?.kill('SIGKILL');
+  });
+  const run = (): void => {
+    if (ended) return;
+    const cmd = d.runtime.execCommand(d.id, d.argv, { tty: false });
+    const started = Date.now();
+    let tail = '';
+    child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr?.on('data', (b: Buffer) => (tail = (tail + b.toString()).slice(-STDERR_TAIL)));
+    child.once('error', () => undefined); // 'exit' or 'close' follows
+    child.once('close', (code, signal) => {
+      child = undefined;
+      if (ended) return;
+      // A run that lasted a minute was healthy: start the back-off over.
+      failures = Date.now() - started > 60_000 ? 1 : failures + 1;
+      const delay = Math.min((d.backoffBaseMs ?? 1000) * 2 ** (failures - 1), MAX_BACKOFF_MS);
+      d.log.warn(
+        { container: d.key, code, signal, stderr: tail.trim(), retryInMs: delay },
+        'in-sandbox daemon exited',
+      );
+      setTimeout(run, delay).unref();
+    });
+  };
+  run();
+}

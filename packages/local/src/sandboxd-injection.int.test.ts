@@ -1,0 +1,187 @@
+// The node agent with the in-sandbox daemon injected (as `up` runs it): a busybox Pod that knows
+// nothing of the daemon serves the legacy runtime on 8888 inside its network namespace — under
+// runc and gVisor — running busybox's own sh; a workload's own port 8080 stays the workload's;
+// the opt-out annotation leaves a Pod without it;
+// the daemon dies with its container (the leak check finds nothing).
+import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
+import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
+import {
+  ImageService,
+  ImageStore,
+  LoopbackPodNetwork,
+  NodeAgent,
+  RUNTIME_CLASSES,
+  RegistryClient,
+  hostNodeFacts,
+  loadOciLayout,
+  runcRuntime,
+  runscRuntime,
+} from '@agent-sandbox/kubelet';
+import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOXD_ANNOTATION, prepareSandboxd } from './sandboxd-injection.ts';
+
+type PodObject = Pod & KubeObject;
+const IMAGE = 'localhost/test/busybox:v1';
+const NETNS_PREFIX = 'asb-lo-sbxd-';
+
+let api: TestApiServer;
+let client: KubeClient;
+let dir: string;
+let agent: NodeAgent;
+/** Other suites run node agents at the same time: only these Pods' cgroups are ours to check. */
+const podUids: string[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'asb-sbxd-'));
+  api = await startTestApiServer();
+  client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
+  const store = new ImageStore(join(dir, 'images'));
+  await loadOciLayout(store, (await buildTestImage(join(dir, 'build'))).layoutDir, IMAGE);
+  const injection = await prepareSandboxd(join(dir, 'node'));
+  agent = new NodeAgent({
+    client,
+    facts: hostNodeFacts('node-sbxd'),
+    runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+    network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
+    images: new ImageService(store, new RegistryClient()),
+    dataDir: join(dir, 'node'),
+    backoffBaseMs: 200,
+    extraReadOnlyMounts: injection.mounts,
+    podDaemon: injection.daemon,
+  });
+  await agent.start();
+  await client.create(RUNTIME_CLASSES, {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name: 'gvisor' },
+    handler: 'runsc',
+  } as KubeObject);
+}, 60_000);
+
+afterAll(async () => {
+  await agent?.stop();
+  const leaks = dir
+    ? findLeaks({
+        dataDir: dir,
+        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc')],
+        netnsPrefix: NETNS_PREFIX,
+      })
+    : [];
+  await client?.close();
+  await api?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  expect(podUids.length).toBeGreaterThan(0);
+  expect(
+    leaks.filter((l) => !l.startsWith('cgroup ') || podUids.some((u) => l.includes(u))),
+  ).toEqual([]);
+});
+
+async function runningPod(
+  name: string,
+  extra: {
+    runtimeClassName?: string;
+    annotations?: Record<string, string>;
+    command?: string[];
+  } = {},
+): Promise<void> {
+  const created = await client.create(PODS, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', annotations: extra.annotations ?? {} },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      ...(extra.runtimeClassName ? { runtimeClassName: extra.runtimeClassName } : {}),
+      containers: [{ name: 'main', image: IMAGE, command: extra.command ?? ['sleep', '3600'] }],
+    },
+  } as PodObject);
+  podUids.push(created.metadata.uid ?? '');
+  await expect
+    .poll(async () => (await client.get<PodObject>(PODS, 'default', name)).status?.phase, {
+      timeout: 30_000,
+      interval: 100,
+    })
+    .toBe('Running');
+}
+
+/** A command inside the Pod's container (busybox): ok and its stdout. */
+function inPod(name: string, argv: string[]): Promise<{ ok: boolean; out: string }> {
+  const cmd = agent.execCommand({ namespace: 'default', name }, 'main', argv, { tty: false });
+  return new Promise((resolve) =>
+    execFile(cmd.file, cmd.args, { env: cmd.env, timeout: 20_000 }, (err, stdout) =>
+      resolve({ ok: !err, out: stdout }),
+    ),
+  );
+}
+
+async function untilServing(name: string): Promise<string> {
+  let last = { ok: false, out: '' };
+  for (let i = 0; i < 150 && !last.ok; i++) {
+    last = await inPod(name, ['wget', '-qO-', 'http://127.0.0.1:8888/']);
+    if (!last.ok) await new Promise((r) => setTimeout(r, 200));
+  }
+  return last.out;
+}
+
+async function execute(name: string, command: string): Promise<unknown> {
+  const r = await inPod(name, [
+    'wget',
+    '-qO-',
+    '--header',
+    'Content-Type: application/json',
+    '--post-data',
+    JSON.stringify({ command }),
+    'http://127.0.0.1:8888/execute',
+  ]);
+  return JSON.parse(r.out);
+}
+
+describe('sandboxd injected by the node agent', () => {
+  for (const runtime of ['runc', 'gvisor'])
+    it(`serves the legacy runtime in a busybox Pod under ${runtime}`, async () => {
+      const name = `daemon-${runtime}`;
+      await runningPod(name, runtime === 'gvisor' ? { runtimeClassName: 'gvisor' } : {});
+      expect(JSON.parse(await untilServing(name))).toEqual({
+        status: 'ok',
+        message: 'Sandbox Runtime is active.',
+      });
+      expect(await execute(name, "sh -c 'echo $(pwd) from busybox; exit 4'")).toMatchObject({
+        stdout: '/workspace from busybox\n',
+        exit_code: 4,
+      });
+      await client.delete(PODS, 'default', name);
+    }, 90_000);
+
+  it("leaves the workload's own port 8080 to the workload and serves 8888", async () => {
+    await runningPod('own-8080', {
+      command: [
+        'sh',
+        '-c',
+        'mkdir -p /tmp/www && echo pong > /tmp/www/index.html && httpd -p 8080 -h /tmp/www && exec sleep 3600',
+      ],
+    });
+    await untilServing('own-8080');
+    expect(
+      (await inPod('own-8080', ['wget', '-qO-', 'http://127.0.0.1:8080/index.html'])).out,
+    ).toBe('pong\n');
+    expect(await execute('own-8080', 'echo still-here')).toMatchObject({ stdout: 'still-here\n' });
+    await client.delete(PODS, 'default', 'own-8080');
+  }, 60_000);
+
+  it('leaves a Pod that opts out without a daemon', async () => {
+    await runningPod('no-daemon', { annotations: { [SANDBOXD_ANNOTATION]: 'disabled' } });
+    await new Promise((r) => setTimeout(r, 2000));
+    // Nothing listens, and no daemon process runs in the container.
+    const probe =
+      'wget -qO- -T 2 http://127.0.0.1:8888/ || echo nothing-on-8888; cat /proc/[0-9]*/cmdline';
+    const r = await inPod('no-daemon', ['sh', '-c', probe]);
+    expect(r.out).toContain('nothing-on-8888');
+    expect(r.out).not.toContain('sandboxd.mjs');
+    await client.delete(PODS, 'default', 'no-daemon');
+  }, 60_000);
+});

@@ -1,0 +1,65 @@
+// The in-sandbox daemon in every Pod of the embedded mode (issue 12): sandboxd is bundled into
+// one file under the node's data dir, the host's node (with its libraries and loader) and the
+// PTY helpers are mounted read-only under /.sbx in every container, and the node agent starts the
+// daemon in each Pod's first app container (kubelet's PodDaemon), so busybox and distroless
+// images serve the legacy runtime (8888), REST (8080) and gRPC (9090) with no change.
+// A Pod opts out with the annotation `agents.x-k8s.io/sandboxd: disabled` (set it in the
+// SandboxTemplate's podTemplate metadata).
+import type { Container, Pod } from '@agent-sandbox/kube-types';
+import type { PodDaemon } from '@agent-sandbox/kubelet';
+import {
+  bundleSandboxd,
+  describeHostBinary,
+  sandboxdLaunch,
+  type HostBinary,
+} from '@agent-sandbox/sandboxd';
+import { join } from 'node:path';
+
+export const SANDBOXD_ANNOTATION = 'agents.x-k8s.io/sandboxd';
+/** The confinement root when the container names no workingDir (sandboxd's default). */
+export const DEFAULT_DAEMON_ROOT = '/workspace';
+
+export interface SandboxdInjection {
+  mounts: { destination: string; source: string }[];
+  daemon: PodDaemon;
+}
+
+/** Pure: the daemon's argv for one container, or undefined when the Pod opts out. */
+export function daemonArgv(
+  launchArgv: readonly string[],
+  pod: Pod,
+  container: Container,
+): string[] | undefined {
+  if (pod.metadata?.annotations?.[SANDBOXD_ANNOTATION] === 'disabled') return undefined;
+  // The workload's own use of 8080/9090/8888 wins over the daemon's listener on that port.
+  return [
+    ...launchArgv,
+    '--root-dir',
+    container.workingDir || DEFAULT_DAEMON_ROOT,
+    '--skip-busy-ports',
+  ];
+}
+
+const optional = (path: string): Promise<HostBinary | undefined> =>
+  describeHostBinary(path).catch(() => undefined);
+
+/**
+ * Bundles the daemon into `dir` and describes the host files it needs. Rejects (the caller runs
+ * without the daemon and says why) when esbuild or `ldd` is missing.
+ */
+export async function prepareSandboxd(dir: string): Promise<SandboxdInjection> {
+  const bundlePath = join(dir, 'sandboxd.mjs');
+  await bundleSandboxd(bundlePath);
+  const script = await optional('/usr/bin/script');
+  const stty = await optional('/usr/bin/stty');
+  const launch = sandboxdLaunch({
+    node: await describeHostBinary(process.execPath),
+    bundlePath,
+    ...(script ? { script } : {}),
+    ...(stty ? { stty } : {}),
+  });
+  return {
+    mounts: launch.mounts.map((m) => ({ destination: m.containerPath, source: m.hostPath })),
+    daemon: { argv: (pod, container) => daemonArgv(launch.argv, pod, container) },
+  };
+}
