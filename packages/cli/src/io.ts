@@ -32,6 +32,10 @@ export interface Terminal {
   setRawMode(raw: boolean): void;
   /** Columns of stdout, when a TTY. */
   columns?: number;
+  /** Rows of stdout, when a TTY (exec -t sends the size). */
+  rows?: number;
+  /** Calls `listener` with each new size of the terminal; returns the unsubscribe. */
+  onResize?(listener: (size: { columns: number; rows: number }) => void): () => void;
 }
 
 export interface StopSignal {

@@ -17,6 +17,13 @@ export function processIO(): CommandIO {
         if (process.stdin.isTTY) process.stdin.setRawMode(raw);
       },
       ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+      ...(process.stdout.rows ? { rows: process.stdout.rows } : {}),
+      onResize: (listener) => {
+        const onResize = (): void =>
+          listener({ columns: process.stdout.columns, rows: process.stdout.rows });
+        process.stdout.on('resize', onResize);
+        return () => process.stdout.off('resize', onResize);
+      },
     },
     stopSignal: processStopSignal,
   };

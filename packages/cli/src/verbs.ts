@@ -2,11 +2,16 @@
 import type { Verb } from './verb.ts';
 import { apiserverVerb } from './verbs/apiserver.ts';
 import { controllerVerb } from './verbs/controller.ts';
+import { cpVerb } from './verbs/cp.ts';
+import { execVerb } from './verbs/exec.ts';
+import { logsVerb } from './verbs/logs.ts';
 import { manifestsVerb } from './verbs/manifests.ts';
+import { portForwardVerb } from './verbs/port-forward.ts';
 import { routerVerb } from './verbs/router.ts';
 import { createVerb, getVerb, lsVerb, resumeVerb, rmVerb, suspendVerb } from './verbs/sandboxes.ts';
 import { startVerb } from './verbs/start.ts';
 import { upVerb } from './verbs/up.ts';
+import { urlVerb } from './verbs/url.ts';
 import { validateVerb } from './verbs/validate.ts';
 
 export const VERBS: readonly Verb[] = [
@@ -23,4 +28,9 @@ export const VERBS: readonly Verb[] = [
   suspendVerb,
   resumeVerb,
   rmVerb,
+  execVerb,
+  cpVerb,
+  logsVerb,
+  portForwardVerb,
+  urlVerb,
 ];

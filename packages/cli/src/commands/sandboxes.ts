@@ -1,30 +1,15 @@
 // The sandbox verbs' implementation: parse flags into SDK options, call @agent-sandbox/sdk,
 // print with the shared printers. SDK errors are complete sentences: they print as they are
 // with exit 1; bad flags exit 2 (errors.ts).
-import {
-  NotFoundError,
-  Sandbox,
-  SdkError,
-  type ConnectionOptions,
-  type SandboxInfo,
-} from '@agent-sandbox/sdk';
+import { NotFoundError, Sandbox, type SandboxInfo } from '@agent-sandbox/sdk';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { stringify } from 'yaml';
 import type { ClusterOptions } from '../cluster-options.ts';
-import { FlagError, failureOf } from '../errors.ts';
+import { FlagError } from '../errors.ts';
 import type { CommandIO } from '../io.ts';
 import { printObjects, type Column } from '../printers.ts';
 import type { CreateFlags } from '../verbs/sandboxes.ts';
-
-/** The connection the cluster options select; the process environment fills the rest. */
-function connection(opts: ClusterOptions): ConnectionOptions {
-  return {
-    hostEnv: process.env,
-    ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
-    ...(opts.context ? { context: opts.context } : {}),
-    ...(opts.namespace ? { namespace: opts.namespace } : {}),
-  };
-}
+import { sandboxBoundary, sdkConnection } from './sdk-connection.ts';
 
 /** `30s`, `5m`, `2h`, `1h30m` → ms; a FlagError naming the flag otherwise. */
 export function parseDuration(flag: string, value: string): number {
@@ -51,14 +36,6 @@ function pairs(flag: string, values: readonly string[]): Record<string, string> 
   return out;
 }
 
-async function boundary(fn: () => Promise<number>): Promise<number> {
-  try {
-    return await fn();
-  } catch (err: unknown) {
-    throw failureOf(err, { complete: [SdkError] }) ?? err;
-  }
-}
-
 export function runCreate(opts: CreateFlags, io: CommandIO): Promise<number> {
   const sources = (['warmPool', 'template', 'image'] as const).filter((k) => opts[k] !== undefined);
   if (sources.length !== 1)
@@ -68,9 +45,9 @@ export function runCreate(opts: CreateFlags, io: CommandIO): Promise<number> {
     opts.timeout === undefined ? undefined : parseDuration('--timeout', opts.timeout);
   const env = pairs('--env', opts.env);
   const labels = pairs('--label', opts.label);
-  return boundary(async () => {
+  return sandboxBoundary(async () => {
     const sandbox = await Sandbox.create({
-      ...connection(opts),
+      ...sdkConnection(opts),
       ...(opts.warmPool ? { warmPool: opts.warmPool } : {}),
       ...(opts.template ? { template: opts.template } : {}),
       ...(opts.image ? { image: opts.image } : {}),
@@ -94,17 +71,17 @@ export function runList(
   io: CommandIO,
 ): Promise<number> {
   const labels = pairs('--selector', opts.selector);
-  return boundary(async () => {
-    print(await Sandbox.list({ ...connection(opts), labels }), io, opts, true);
+  return sandboxBoundary(async () => {
+    print(await Sandbox.list({ ...sdkConnection(opts), labels }), io, opts, true);
     return 0;
   });
 }
 
 export function runGet(ids: string[], opts: ClusterOptions, io: CommandIO): Promise<number> {
-  return boundary(async () => {
+  return sandboxBoundary(async () => {
     const infos: SandboxInfo[] = [];
     for (const id of ids) {
-      const sandbox = await Sandbox.connect(id, connection(opts));
+      const sandbox = await Sandbox.connect(id, sdkConnection(opts));
       try {
         infos.push(await sandbox.info());
       } finally {
@@ -122,9 +99,9 @@ export function runLifecycle(
   opts: ClusterOptions,
   io: CommandIO,
 ): Promise<number> {
-  return boundary(async () => {
+  return sandboxBoundary(async () => {
     for (const id of ids) {
-      const sandbox = await Sandbox.connect(id, connection(opts));
+      const sandbox = await Sandbox.connect(id, sdkConnection(opts));
       try {
         await sandbox[verb]();
       } finally {
@@ -145,9 +122,9 @@ export function runRemove(
   opts: ClusterOptions & { ignoreNotFound?: boolean },
   io: CommandIO,
 ): Promise<number> {
-  return boundary(async () => {
+  return sandboxBoundary(async () => {
     for (const id of ids) {
-      const killed = await Sandbox.kill(id, connection(opts));
+      const killed = await Sandbox.kill(id, sdkConnection(opts));
       if (!killed && !opts.ignoreNotFound)
         throw new NotFoundError(`sandbox ${id} not found (agent-sandbox ls shows what exists)`);
       if (killed) io.stdout(opts.output === 'name' ? `sandbox/${id}\n` : `sandbox ${id} deleted\n`);
