@@ -1,5 +1,5 @@
 // `agent-sandbox exec ID -- COMMAND...`: the command runs in the sandbox's Pod through the API
-// server's pods/exec (ADR 0027: any image, any cluster, what kubectl does), streaming stdout and
+// server's pods/exec (ADR 0029: any image, any cluster, what kubectl does), streaming stdout and
 // stderr; -i forwards stdin, -t asks for a terminal (raw mode and resize when this is one). The
 // exit code is the command's.
 import type { ClusterOptions } from '../cluster-options.ts';
