@@ -3,6 +3,8 @@
 // any thrown error into a message on stderr and an exit status.
 
 export type CliErrorCode =
+  /** A command line that does not parse: unknown command or option, missing argument. */
+  | 'Usage'
   /** A flag, argument or option the user can fix by changing the command line. */
   | 'InvalidFlag'
   /** Input files or stdin the user can fix (unreadable paths, placeholders). */
@@ -17,6 +19,7 @@ export type CliErrorCode =
  * 1 for a command that ran and failed.
  */
 export const EXIT_CODES: Readonly<Record<CliErrorCode, number>> = {
+  Usage: 2,
   InvalidFlag: 2,
   Unavailable: 2,
   InvalidInput: 1,

@@ -50,6 +50,19 @@ describe('agent-sandbox CLI', () => {
     expect(bad.stderr).toMatch(/unknown option '--nope'/);
   });
 
+  it('exits 2 on a command line that does not parse, as the README says', async () => {
+    const unknownCommand = await runCli(['frobnicate']);
+    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand.stderr).toMatch(/unknown command 'frobnicate'/);
+    expect((await runCli(['validate', '-f', 'x.yaml', '--nope'])).code).toBe(2);
+    const missing = await runCli(['validate']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/required option '-f, --filename <path>' not specified/);
+    expect((await runCli(['get'])).code).toBe(2); // missing argument <id...>
+    expect((await runCli([])).code).toBe(2); // no command: help on stderr
+    expect((await runCli(['validate', '--help'])).code).toBe(0);
+  });
+
   it('prints the four CRDs', async () => {
     const result = await runCli(['manifests', 'crds']);
     expect(result.code).toBe(0);
