@@ -77,6 +77,13 @@ export {
 } from './network/dns/cluster-dns.ts';
 export { podResolvConf, type ResolvConf } from './network/dns/pod-dns.ts';
 export {
+  PERSISTENT_VOLUMES,
+  runVolumeBinder,
+  syncVolumes,
+  type VolumeBinderOptions,
+} from './node/volume-binder.ts';
+export { runLevelSync, type LevelSyncOptions } from './sync/level-sync.ts';
+export {
   PolicyEnforcer,
   NETWORK_POLICIES,
   type PolicyEnforcerOptions,

@@ -12,6 +12,7 @@ import {
   hostNodeFacts,
   runcRuntime,
   runscRuntime,
+  runVolumeBinder,
   type NodeLogger,
 } from '@agent-sandbox/kubelet';
 import { KubeClient, isAlreadyExists } from '@agent-sandbox/kube';
@@ -29,7 +30,8 @@ export type NodeAgentEvent =
   | { type: 'network'; mode: string; degraded?: string; nameserver?: string }
   | { type: 'streaming'; url: string }
   | { type: 'runtimes'; handlers: string[] }
-  | { type: 'policy-sync-failed'; error: unknown };
+  | { type: 'policy-sync-failed'; error: unknown }
+  | { type: 'volume-sync-failed'; error: unknown };
 
 export interface EmbeddedNodeAgentOptions {
   /** Node name (the CLI passes the host name). */
@@ -107,6 +109,21 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
         await agent.start();
         undo.push(() => agent.stop());
         emit({ type: 'runtimes', handlers: agent.handlers });
+        // PVCs get a PV backed by <dataDir>/claims/<claim uid>, bound as kube's PV controller does.
+        const binder = new AbortController();
+        const binding = runVolumeBinder(
+          {
+            client,
+            claimsDir: join(dir, 'claims'),
+            nodeName: agent.name,
+            onError: (error) => emit({ type: 'volume-sync-failed', error }),
+          },
+          binder.signal,
+        );
+        undo.push(async () => {
+          binder.abort();
+          await binding;
+        });
         await createRuntimeClasses(client, agent.handlers);
         const streaming: NodeStreaming = await startNodeStreaming(hostNetworkPods(agent), {
           nodeName: agent.name,

@@ -5,7 +5,7 @@
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn as spawnPty } from 'node-pty';
@@ -48,6 +48,25 @@ spec:
           command: [sleep, '3600']
 `;
 
+const VOL = `apiVersion: agents.x-k8s.io/v1beta1
+kind: Sandbox
+metadata: { name: vol, namespace: default }
+spec:
+  volumeClaimTemplates:
+    - metadata: { name: data }
+      spec:
+        accessModes: [ReadWriteOnce]
+        resources: { requests: { storage: 1Gi } }
+  podTemplate:
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: ${IMAGE}
+          command: [sleep, '3600']
+          volumeMounts: [{ name: data, mountPath: /data }]
+`;
+
 interface Result {
   stdout: string;
   stderr: string;
@@ -58,8 +77,6 @@ let dir: string;
 let up: ChildProcess;
 let upOut = '';
 let upExit: Promise<number | null>;
-/** Other suites run node agents at the same time: only this Pod's cgroups are ours to check. */
-let podUid = '';
 
 function kubectl(args: string[], input?: string): Promise<Result> {
   return new Promise((resolve) => {
@@ -91,6 +108,12 @@ beforeAll(async () => {
   // The image goes where the node agent keeps images (what `agent-sandbox image load` writes).
   const image = await buildTestImage(join(dir, '..', 'build'));
   await loadOciLayout(new ImageStore(join(dir, 'node', 'images')), image.layoutDir, IMAGE);
+  await startUp();
+});
+
+/** Spawns `up` on the data dir and waits until it serves. */
+async function startUp(): Promise<void> {
+  upOut = '';
   up = spawn(
     process.execPath,
     [CLI, 'up', '--data-dir', dir, '--port', '0', '--pod-cidr', CIDR, '--bridge', BRIDGE],
@@ -104,7 +127,34 @@ beforeAll(async () => {
     if (Date.now() > end || up.exitCode !== null) throw new Error(`up did not come up:\n${upOut}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-});
+}
+
+/** SIGINT, exit 0, and nothing of the node left: processes, mounts, netns, cgroups, bridge, nft. */
+async function stopUpCleanly(): Promise<void> {
+  up.kill('SIGINT');
+  expect(await upExit).toBe(0);
+  expect(upOut).toMatch(/stopped\n/);
+  const node = join(dir, 'node');
+  const leaks = findLeaks({
+    dataDir: node,
+    runtimeStateDirs: [join(node, 'runc'), join(node, 'runsc')],
+    netnsPrefix: `${BRIDGE}-`,
+  });
+  expect(leaks).toEqual([]);
+  expect(spawnSync('ip', ['link', 'show', BRIDGE]).status).not.toBe(0);
+  const tables = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' }).stdout;
+  expect(tables).not.toContain(BRIDGE);
+}
+
+async function waitReady(pod: string): Promise<void> {
+  await expect
+    .poll(async () => (await kubectl(['get', 'pod', pod, '-o', 'name'])).stdout, {
+      timeout: 30_000,
+    })
+    .toMatch(new RegExp(`pod/${pod}`));
+  const ready = await kubectl(['wait', '--for=condition=Ready', `pod/${pod}`, '--timeout=60s']);
+  expect(ready.stderr).toBe('');
+}
 
 afterAll(async () => {
   if (up.exitCode === null) {
@@ -142,7 +192,6 @@ describe('agent-sandbox up', () => {
     expect(ready.stderr).toBe('');
     const ip = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.status.podIP}'])).stdout;
     expect(ip).toMatch(/^10\.213\.0\.\d+$/);
-    podUid = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.metadata.uid}'])).stdout;
 
     // NetworkPolicy events reach the node's nft table: a policy selecting the Pod names its IP.
     const policy = `apiVersion: networking.k8s.io/v1
@@ -237,20 +286,71 @@ spec:
     expect(missing.stdout + missing.stderr).toMatch(/NXDOMAIN|can't find/);
   });
 
+  it('keeps PVC data across suspend and resume', async () => {
+    expect((await kubectl(['apply', '-f', '-'], VOL)).code).toBe(0);
+    await waitReady('vol');
+    const pvc = await kubectl([
+      'get',
+      'pvc',
+      'data-vol',
+      '-o',
+      'jsonpath={.status.phase} {.spec.volumeName} {.metadata.uid}',
+    ]);
+    const [phase, volumeName, claimUid] = pvc.stdout.split(' ');
+    expect(phase).toBe('Bound');
+    expect(volumeName).toBe(`pvc-${claimUid}`);
+    const pv = await kubectl([
+      'get',
+      'pv',
+      volumeName ?? '',
+      '-o',
+      'jsonpath={.status.phase} {.spec.claimRef.name} {.spec.local.path}',
+    ]);
+    expect(pv.stdout).toBe(`Bound data-vol ${join(dir, 'node', 'claims', claimUid ?? '')}`);
+    expect((await kubectl(['exec', 'vol', '--', 'sh', '-c', 'echo kept > /data/file'])).code).toBe(
+      0,
+    );
+
+    const mode = (m: 'Suspended' | 'Running') =>
+      kubectl([
+        'patch',
+        'sandbox',
+        'vol',
+        '--type',
+        'merge',
+        '-p',
+        `{"spec":{"operatingMode":"${m}"}}`,
+      ]);
+    expect((await mode('Suspended')).code).toBe(0);
+    await expect
+      .poll(async () => (await kubectl(['get', 'pods', '-o', 'name'])).stdout, { timeout: 30_000 })
+      .not.toMatch(/pod\/vol\b/);
+    expect((await mode('Running')).code).toBe(0);
+    await waitReady('vol');
+    expect((await kubectl(['exec', 'vol', '--', 'cat', '/data/file'])).stdout).toBe('kept\n');
+  });
+
   it('stops on SIGINT and leaves nothing of the node behind', async () => {
-    up.kill('SIGINT');
-    expect(await upExit).toBe(0);
-    expect(upOut).toMatch(/stopped\n/);
-    const node = join(dir, 'node');
-    const leaks = findLeaks({
-      dataDir: node,
-      runtimeStateDirs: [join(node, 'runc'), join(node, 'runsc')],
-      netnsPrefix: `${BRIDGE}-`,
-    });
-    expect(podUid).not.toBe('');
-    expect(leaks.filter((l) => !l.startsWith('cgroup ') || l.includes(podUid))).toEqual([]);
-    expect(spawnSync('ip', ['link', 'show', BRIDGE]).status).not.toBe(0);
-    const tables = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' }).stdout;
-    expect(tables).not.toContain(BRIDGE);
+    await stopUpCleanly();
+  });
+
+  it('starts again on the same data dir with the PVC data; deleting the claim reclaims it', async () => {
+    await startUp();
+    await expect
+      .poll(async () => (await kubectl(['exec', 'vol', '--', 'cat', '/data/file'])).stdout, {
+        timeout: 60_000,
+      })
+      .toBe('kept\n');
+    const claimUid = (await kubectl(['get', 'pvc', 'data-vol', '-o', 'jsonpath={.metadata.uid}']))
+      .stdout;
+    const claimDir = join(dir, 'node', 'claims', claimUid);
+    expect(readFileSync(join(claimDir, 'file'), 'utf8')).toBe('kept\n');
+    expect((await kubectl(['delete', 'sandbox', 'vol', '--wait=true'])).code).toBe(0);
+    expect((await kubectl(['delete', 'pvc', 'data-vol', '--ignore-not-found'])).code).toBe(0);
+    await expect.poll(() => existsSync(claimDir), { timeout: 30_000 }).toBe(false);
+    await expect
+      .poll(async () => (await kubectl(['get', 'pv', '-o', 'name'])).stdout, { timeout: 30_000 })
+      .toBe('');
+    await stopUpCleanly();
   });
 });

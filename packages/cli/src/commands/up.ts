@@ -51,9 +51,10 @@ export function describeNodeEvent(event: NodeAgentEvent): { stream: 'out' | 'err
         text: `node streaming (exec, attach, port-forward, logs): ${event.url}\n`,
       };
     case 'policy-sync-failed':
+    case 'volume-sync-failed':
       return {
         stream: 'err',
-        text: `NetworkPolicy sync failed (retrying): ${event.error instanceof Error ? event.error.message : String(event.error)}\n`,
+        text: `${event.type === 'policy-sync-failed' ? 'NetworkPolicy' : 'PersistentVolume'} sync failed (retrying): ${event.error instanceof Error ? event.error.message : String(event.error)}\n`,
       };
   }
 }
