@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn as spawnPty } from 'node-pty';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 
 const CLI = join(import.meta.dirname, '../../cli/bin/agent-sandbox.js');
 const IMAGE = 'localhost/test/busybox:v1';
@@ -165,6 +165,10 @@ afterAll(async () => {
 });
 
 describe('agent-sandbox up', () => {
+  beforeEach(() => {
+    onTestFailed(() => console.log(`agent-sandbox up printed:\n${upOut}`));
+  });
+
   it('writes endpoints.json and prints what runs where', () => {
     const endpoints = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as {
       apiServer: string;
@@ -209,7 +213,7 @@ spec:
           spawnSync('nft', ['list', 'table', 'inet', `${BRIDGE}_policy_${BRIDGE}`], {
             encoding: 'utf8',
           }).stdout,
-        { timeout: 10_000 },
+        { timeout: 30_000 },
       )
       .toContain(ip);
 

@@ -16,6 +16,8 @@ export interface LevelSyncOptions {
   periodMs?: number;
   /** Quiet time that coalesces a burst of events. @default 100 */
   settleMs?: number;
+  /** Delay of the retry after a failed pass (sooner than the next period). @default 1_000 */
+  retryMs?: number;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function runLevelSync(o: LevelSyncOptions, signal: AbortSignal): Pr
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
   let again = false;
+  let retry: NodeJS.Timeout | undefined;
   const pass = (): void => {
     timer = undefined;
     if (signal.aborted) return;
@@ -35,7 +38,13 @@ export async function runLevelSync(o: LevelSyncOptions, signal: AbortSignal): Pr
     }
     inFlight = o
       .sync()
-      .catch((err: unknown) => o.onError(err))
+      .catch((err: unknown) => {
+        o.onError(err);
+        retry ??= setTimeout(() => {
+          retry = undefined;
+          trigger();
+        }, o.retryMs ?? 1_000);
+      })
       .finally(() => {
         inFlight = undefined;
         if (again) {
@@ -58,5 +67,6 @@ export async function runLevelSync(o: LevelSyncOptions, signal: AbortSignal): Pr
   await Promise.all(runs);
   clearInterval(periodic);
   clearTimeout(timer);
+  clearTimeout(retry);
   await inFlight;
 }
