@@ -1,14 +1,12 @@
 // One run of one container: bundle (config.json + writable root), CRI log, the runtime process,
 // OOM detection from the container's memory cgroup, termination message, then cleanup.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createCgroup, oomKills, type OciResources } from '../runtime/cgroup-limits.ts';
 import type { ContainerProcess, ContainerRuntime } from '../runtime/container-runtime.ts';
-import { CriLogWriter } from './cri-log.ts';
+import { CriLogWriter } from '../streaming/cri-log.ts';
 import { prepareRootfs, removeMountedDir } from './container-rootfs.ts';
-
-const CGROUP_ROOT = '/sys/fs/cgroup';
 
 export interface InstanceSpec {
   runtime: ContainerRuntime;
@@ -56,22 +54,36 @@ export class ContainerInstance {
     const rootfs = await prepareRootfs(this.spec.imageRootfs, join(dir, 'fs'));
     const terminationLog = join(dir, 'termination-log');
     await writeFile(terminationLog, '');
-    await writeFile(
-      join(dir, 'config.json'),
-      JSON.stringify(this.spec.config(rootfs.path, terminationLog), null, 2),
-    );
+    const config = this.spec.config(rootfs.path, terminationLog);
+    await writeFile(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+    if (this.spec.runtime.cgroupOwner === 'agent') {
+      const linux = config['linux'] as { resources?: OciResources } | undefined;
+      await createCgroup(this.spec.cgroupsPath, linux?.resources ?? {});
+    }
     const log = new CriLogWriter(this.spec.logPath);
-    await log.open();
     this.process = await this.spec.runtime.start({
       id: this.id,
       bundleDir: dir,
       stdin: this.spec.stdin,
     });
-    const tap = (s: 'stdout' | 'stderr') => (c: Buffer) => this.#listeners.forEach((l) => l(s, c));
-    log.follow(this.process.stdout, 'stdout', tap('stdout'));
-    log.follow(this.process.stderr, 'stderr', tap('stderr'));
-    this.#logClosed = log.closed();
+    this.#logClosed = this.#follow(log, this.process);
     await this.#untilRunning();
+  }
+
+  /** Copies both streams into the CRI log (and to attach listeners) until both end. */
+  #follow(log: CriLogWriter, p: ContainerProcess): Promise<void> {
+    const copy = (source: NodeJS.ReadableStream, stream: 'stdout' | 'stderr') =>
+      new Promise<void>((resolve) => {
+        source.on('data', (c: Buffer) => {
+          log.write(stream, c);
+          this.#listeners.forEach((l) => l(stream, c));
+        });
+        source.on('close', () => resolve());
+        source.on('end', () => resolve());
+      });
+    return Promise.all([copy(p.stdout, 'stdout'), copy(p.stderr, 'stderr')]).then(() =>
+      log.flush(),
+    );
   }
 
   /** Until exec works (the runtime reports it running) or the container already ended. */
@@ -92,21 +104,12 @@ export class ContainerInstance {
     const status = await (this.process?.exited ?? Promise.resolve({ exitCode: 128 }));
     const finishedAt = new Date().toISOString();
     await this.#logClosed;
-    const oomKilled = await this.#oomKilled();
+    const oomKilled = (await oomKills(this.spec.cgroupsPath)) > 0;
     const message = (
       await readFile(join(this.spec.dir, 'termination-log'), 'utf8').catch(() => '')
     ).slice(0, 4096);
     await this.cleanup();
     return { exitCode: status.exitCode, oomKilled, message, finishedAt };
-  }
-
-  async #oomKilled(): Promise<boolean> {
-    const v1 = join(CGROUP_ROOT, 'memory', this.spec.cgroupsPath, 'memory.oom_control');
-    const v2 = join(CGROUP_ROOT, this.spec.cgroupsPath, 'memory.events');
-    const file = existsSync(v1) ? v1 : v2;
-    const text = await readFile(file, 'utf8').catch(() => '');
-    const m = /^oom_kill (\d+)$/m.exec(text);
-    return m !== null && Number(m[1]) > 0;
   }
 
   /** Signals TERM, then KILL after `graceMs`, retrying until the process is gone. */

@@ -51,6 +51,7 @@ beforeAll(async () => {
     facts: hostNodeFacts('node-test'),
     runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
     pidsLimit: 64,
+    cgroupParent: 'asb-nodetest',
     network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
     images: new ImageService(store, new RegistryClient()),
     dataDir: join(dir, 'node'),
@@ -74,6 +75,7 @@ afterAll(async () => {
         dataDir: dir,
         runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc')],
         netnsPrefix: NETNS_PREFIX,
+        cgroupParent: 'asb-nodetest',
       })
     : [];
   await api?.close();
@@ -349,7 +351,7 @@ describe('NodeAgent with runc', () => {
       expect(ps).not.toMatch(/node|vitest|runc|containerd|sshd/);
       expect(ps.trim().split('\n').length).toBeLessThan(6);
       if (label === 'runc') {
-        // pids.max = 64 for the container: a fork storm hits the limit.
+        // pids.max = 64 for the container: a fork storm hits the limit (gVisor: test/node).
         const storm = run('for i in $(seq 100); do sleep 1 & done 2>&1; wait; echo end');
         expect(storm.stdout + storm.stderr).toMatch(/can't fork|Resource temporarily unavailable/);
       }

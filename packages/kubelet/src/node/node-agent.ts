@@ -85,6 +85,11 @@ export interface NodeAgentOptions {
   log?: NodeLogger;
   /** Lease renewal period. @default 10_000 */
   leaseRenewMs?: number;
+  /**
+   * The cgroup (in every hierarchy) that holds this agent's `pod<uid>` cgroups; two agents on one
+   * machine need two, since each removes what it finds there at start. @default 'agent-sandbox'
+   */
+  cgroupParent?: string;
 }
 
 type PodObject = Pod & KubeObject;
@@ -121,6 +126,7 @@ export class NodeAgent implements PodContainers {
       backoffBaseMs: options.backoffBaseMs ?? 10_000,
       pidsLimit: options.pidsLimit ?? 4096,
       nodeMemoryBytes: options.facts.memoryBytes,
+      cgroupParent: options.cgroupParent ?? CGROUP_PARENT,
       extraReadOnlyMounts: options.extraReadOnlyMounts ?? [],
       podDaemon: options.podDaemon,
       objects: {
@@ -203,6 +209,7 @@ export class NodeAgent implements PodContainers {
     for (const w of this.#workers.values()) w.vanish();
     await Promise.all([...this.#workers.values()].map((w) => w.done));
     await Promise.allSettled(this.#running);
+    await removeCgroups(this.#ctx.cgroupParent, '');
   }
 
   get handlers(): string[] {
@@ -380,7 +387,7 @@ export class NodeAgent implements PodContainers {
 
   async #releasePod(uid: string): Promise<void> {
     await this.#o.network.tearDown({ uid });
-    await removeCgroups(`pod${uid}`);
+    await removeCgroups(this.#ctx.cgroupParent, `pod${uid}`);
     await removeMountedDir(join(this.#ctx.podsDir, uid));
   }
 
@@ -390,7 +397,7 @@ export class NodeAgent implements PodContainers {
     for (const uid of await readdir(this.#ctx.podsDir))
       await removeMountedDir(join(this.#ctx.podsDir, uid));
     for (const uid of await this.#o.network.list()) await this.#o.network.tearDown({ uid });
-    await removeCgroups('');
+    await removeCgroups(this.#ctx.cgroupParent, '');
   }
 
   // PodContainers, for the streaming server.
@@ -470,9 +477,9 @@ export class NodeAgent implements PodContainers {
 }
 
 /** rmdir of our cgroups (deepest first) in every hierarchy; `sub` narrows to one pod. */
-export async function removeCgroups(sub: string): Promise<void> {
+export async function removeCgroups(parent: string, sub: string): Promise<void> {
   for (const ctrl of CGROUP_CONTROLLERS) {
-    const base = join('/sys/fs/cgroup', ctrl, CGROUP_PARENT, sub);
+    const base = join('/sys/fs/cgroup', ctrl, parent, sub);
     const dirs = await cgroupDirs(base);
     for (const d of dirs.sort((a, b) => b.length - a.length)) await rmdir(d).catch(() => undefined);
   }

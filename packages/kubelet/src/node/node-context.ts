@@ -26,6 +26,8 @@ export interface NodeContext {
   backoffBaseMs: number;
   pidsLimit: number;
   nodeMemoryBytes: number;
+  /** The cgroup holding this agent's pod cgroups (`/<parent>/pod<uid>/<container>-<n>`). */
+  cgroupParent: string;
   extraReadOnlyMounts: readonly { destination: string; source: string }[];
   /** Started in each Pod's first app container once it runs (the in-sandbox daemon). */
   podDaemon: PodDaemon | undefined;

@@ -18,7 +18,7 @@ import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import { buildOciSpec } from '../runtime/oci-spec.ts';
 import { resolveEnv } from './container-env.ts';
 import { ContainerInstance } from './container-instance.ts';
-import { criLogPath } from './cri-log.ts';
+import { criLogPath } from './log-path.ts';
 import type { NodeContext } from './node-context.ts';
 import { superviseDaemon } from './pod-daemon.ts';
 import { prepareVolumes, volumeMounts } from './pod-volumes.ts';
@@ -269,7 +269,7 @@ export class PodWorker {
     const env = await resolveEnv(pod, c, this.#ctx.objects, ips);
     const imageRootfs = await this.#ctx.images.store.rootfs(image);
     const n = slot.record.restartCount;
-    const cgroupsPath = `/agent-sandbox/pod${this.uid}/${c.name}-${n}`;
+    const cgroupsPath = `/${this.#ctx.cgroupParent}/pod${this.uid}/${c.name}-${n}`;
     const logPath = criLogPath(
       this.#ctx.logsDir,
       { namespace: meta.namespace ?? '', name: meta.name ?? '', uid: this.uid },
@@ -302,7 +302,7 @@ export class PodWorker {
             },
           ],
           extraReadOnlyMounts: this.#ctx.extraReadOnlyMounts,
-          pidsLimit: this.#ctx.pidsLimit + runtime.pidsOverhead,
+          pidsLimit: runtime.hostPidsLimit(this.#ctx.pidsLimit),
           nodeMemoryBytes: this.#ctx.nodeMemoryBytes,
         }),
     });

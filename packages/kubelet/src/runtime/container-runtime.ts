@@ -66,8 +66,17 @@ export interface RuntimeProbe {
 export interface ContainerRuntime {
   readonly handler: string;
   readonly scheme: string;
-  /** Host tasks the runtime itself puts in the container's cgroup (gVisor's sentry, gofer, ptrace stubs), added to pids.max. */
-  readonly pidsOverhead: number;
+  /**
+   * Who writes the container's cgroup (config.json `linux.cgroupsPath` and `linux.resources`):
+   * `runtime` (runc does it itself) or `agent` (the agent creates it with the limits before
+   * `start()`; runsc then uses the pre-created cgroup, bubblewrap has no cgroup support).
+   */
+  readonly cgroupOwner: 'runtime' | 'agent';
+  /**
+   * The host pids.max that allows the container `limit` processes: the runtime's own tasks in the
+   * container's cgroup (gVisor's sentry threads and ptrace stubs) count too. Pure.
+   */
+  hostPidsLimit(limit: number): number;
   probe(): Promise<RuntimeProbe>;
   start(spec: ContainerStart): Promise<ContainerProcess>;
   execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand;

@@ -27,8 +27,12 @@ export interface OciCliRuntimeOptions {
   installHint: string;
   /** `run --keep` (runc): state and cgroup stay until delete, so OOM kills can be read. */
   keep?: boolean;
-  /** @default 0 */
-  pidsOverhead?: number;
+  /** @default 'runtime' */
+  cgroupOwner?: 'runtime' | 'agent';
+  /** @default the limit itself */
+  hostPidsLimit?: (limit: number) => number;
+  /** argv that `run` is spawned through (the runtime's own argv is appended). */
+  runLauncher?: readonly string[];
 }
 
 const PATH_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
@@ -37,14 +41,18 @@ const PATH_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
 export class OciCliRuntime implements ContainerRuntime {
   readonly handler: string;
   readonly scheme: string;
-  readonly pidsOverhead: number;
+  readonly cgroupOwner: 'runtime' | 'agent';
   readonly #o: OciCliRuntimeOptions;
 
   constructor(options: OciCliRuntimeOptions) {
     this.#o = options;
     this.handler = options.handler;
     this.scheme = options.scheme;
-    this.pidsOverhead = options.pidsOverhead ?? 0;
+    this.cgroupOwner = options.cgroupOwner ?? 'runtime';
+  }
+
+  hostPidsLimit(limit: number): number {
+    return this.#o.hostPidsLimit ? this.#o.hostPidsLimit(limit) : limit;
   }
 
   #args(...rest: string[]): string[] {
@@ -62,14 +70,21 @@ export class OciCliRuntime implements ContainerRuntime {
   }
 
   async start(spec: ContainerStart): Promise<ContainerProcess> {
-    const child = spawn(
+    const argv = [
+      ...(this.#o.runLauncher ?? []),
       this.#o.binary,
-      this.#args('run', ...(this.#o.keep ? ['--keep'] : []), '--bundle', spec.bundleDir, spec.id),
-      {
-        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-        env: PATH_ENV,
-      },
-    );
+      ...this.#args(
+        'run',
+        ...(this.#o.keep ? ['--keep'] : []),
+        '--bundle',
+        spec.bundleDir,
+        spec.id,
+      ),
+    ];
+    const child = spawn(argv[0] as string, argv.slice(1), {
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      env: PATH_ENV,
+    });
     const exited = new Promise<ExitStatus>((resolve) => {
       child.on('error', () => resolve({ exitCode: 128 }));
       child.on('close', (code, signal) =>
@@ -144,19 +159,53 @@ export function runcRuntime(stateDir: string, binary = 'runc'): OciCliRuntime {
 }
 
 /**
- * gVisor. Debian's runsc only has the ptrace platform here. Its netstack cannot take over a
- * netns that has only loopback (it refuses "network enabled in root network namespace"), so pods
- * get `--network=none`: gVisor's own loopback, no pod IP (follow-up: `sandbox` networking once
- * the bridge network gives pods an interface).
+ * runsc's netstack refuses a namespace where /proc/sys/net/core/rmem_default exists ("cannot run
+ * with network enabled in root network namespace"): its root-namespace test predates kernels that
+ * show that file in every namespace (6.x does). `run` therefore starts in a private mount
+ * namespace with /proc/sys/net hidden; the sandbox then joins the Pod's netns (the spec's
+ * `linux.namespaces` path) and takes over its interfaces, so gVisor Pods get their bridge IP.
+ */
+export const RUNSC_NETNS_LAUNCHER: readonly string[] = [
+  'unshare',
+  '--mount',
+  '--propagation',
+  'private',
+  '--',
+  'sh',
+  '-c',
+  'mount -t tmpfs -o size=4k,mode=555 asb-netmask /proc/sys/net && exec "$@"',
+  'runsc-launch',
+];
+
+/**
+ * Under the ptrace platform the sentry runs about 36 host tasks and each sandboxed process about
+ * 8.4 more (measured: 36 → 203 → 373 with 20 and 40 sleeping processes), so a pod limit of N
+ * processes becomes N × 9 + 64 host tasks. At that limit the sentry cannot make the stub process
+ * of the next fork and the sandbox ends (the container terminates and restarts by policy): the
+ * limit holds, but as the end of the sandbox, not as fork's EAGAIN. RLIMIT_NPROC does not help
+ * here: this runsc neither gives it to exec'd processes nor survives it on its own stubs.
+ */
+export function gvisorHostPids(limit: number): number {
+  return limit < 0 ? limit : limit * 9 + 64;
+}
+
+/**
+ * gVisor. Debian's runsc only has the ptrace platform here. Networking is gVisor's own netstack
+ * (`--network=sandbox`) over the Pod's network namespace: the sandbox moves eth0's addresses into
+ * netstack, so the host namespace shows the interface without them while the Pod runs.
  */
 export function runscRuntime(stateDir: string, binary = 'runsc'): OciCliRuntime {
   return new OciCliRuntime({
     binary,
     stateDir,
-    globalArgs: ['--platform=ptrace', '--network=none'],
+    globalArgs: ['--platform=ptrace', '--network=sandbox'],
     handler: 'runsc',
     scheme: 'gvisor',
     installHint: 'install gVisor (apt-get install runsc)',
-    pidsOverhead: 1024,
+    // runsc applies no limits to a cgroup that exists, and removes one it made when `run` ends
+    // (taking the OOM counter with it): the agent makes it, with the limits, and removes it later.
+    cgroupOwner: 'agent',
+    hostPidsLimit: gvisorHostPids,
+    runLauncher: RUNSC_NETNS_LAUNCHER,
   });
 }

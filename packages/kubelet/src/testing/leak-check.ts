@@ -1,5 +1,6 @@
 // After a test that ran containers: nothing of ours may be left — runtime state, mounts under
-// the data dir, network namespaces, cgroups, processes started from the data dir.
+// the data dir, network namespaces, links, nft tables, cgroups, processes started from the data dir.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -9,6 +10,12 @@ export interface LeakCheckOptions {
   runtimeStateDirs: string[];
   /** netns name prefix of the pod network under test. */
   netnsPrefix: string;
+  /** Network links (veths, bridges) of the pod network under test. */
+  linkPrefix?: string;
+  /** nft tables (NetworkPolicy, masquerade) whose names contain this. */
+  nftPrefix?: string;
+  /** The agent's cgroupParent. @default 'agent-sandbox' */
+  cgroupParent?: string;
 }
 
 function list(dir: string): string[] {
@@ -75,10 +82,18 @@ export function findLeaks(o: LeakCheckOptions): string[] {
     .map((l) => l.split(' ')[4] ?? '');
   for (const m of mounts) if (m.startsWith(`${o.dataDir}/`)) leaks.push(`mount ${m}`);
   for (const n of list('/run/netns')) if (n.startsWith(o.netnsPrefix)) leaks.push(`netns ${n}`);
+  if (o.linkPrefix !== undefined)
+    for (const l of list('/sys/class/net')) if (l.startsWith(o.linkPrefix)) leaks.push(`link ${l}`);
+  if (o.nftPrefix !== undefined) {
+    const r = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' });
+    for (const t of (r.stdout ?? '').split('\n'))
+      if (t.includes(o.nftPrefix)) leaks.push(`nft ${t.trim()}`);
+  }
+  const parent = o.cgroupParent ?? 'agent-sandbox';
   for (const ctrl of list('/sys/fs/cgroup'))
-    for (const pod of list(join('/sys/fs/cgroup', ctrl, 'agent-sandbox')))
-      if (pod.startsWith('pod') && !foreign(join('/sys/fs/cgroup', ctrl, 'agent-sandbox', pod), o))
-        leaks.push(`cgroup ${ctrl}/agent-sandbox/${pod}`);
+    for (const pod of list(join('/sys/fs/cgroup', ctrl, parent)))
+      if (pod.startsWith('pod') && !foreign(join('/sys/fs/cgroup', ctrl, parent, pod), o))
+        leaks.push(`cgroup ${ctrl}/${parent}/${pod}`);
   for (const pid of list('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
     const cmd = cmdline(pid);
