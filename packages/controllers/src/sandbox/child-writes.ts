@@ -1,7 +1,7 @@
 // The Sandbox reconciler's reads (the manager's informer caches) and child writes (spec §11.4–11.6):
 // PVC creates and adoptions, the Pod write and pod-name annotation, the Service decision. A create
 // that hits AlreadyExists (the cache lagged) decides again on the live object.
-import { nameHash } from '@agent-sandbox/api';
+import { Annotations, nameHash } from '@agent-sandbox/api';
 import type { v1beta1 } from '@agent-sandbox/api';
 import {
   InvalidArgumentError,
@@ -87,6 +87,27 @@ export class SandboxChildren {
       .getInformer<Obj<Pod>>(PODS)
       .cache.byIndex(POD_NAME_HASH_INDEX, `${ns}/${nameHash(sandbox.metadata.name ?? '')}`);
     return { indexedPods, fetchedPod: this.cached<Obj<Pod>>(PODS, ns, resolvePodName(sandbox)) };
+  }
+
+  /**
+   * reads(), except that a Pod named by the pod-name annotation and missing from the cache is
+   * looked up on the API server before the pass treats it as gone (and drops the annotation): the
+   * Pod cache can lag the Sandbox cache, e.g. for a warm Pod created just before the Sandbox.
+   */
+  async readsConfirmed(sandbox: Sandbox, signal: AbortSignal): Promise<SandboxReads> {
+    const reads = this.reads(sandbox);
+    const pods = reads.pods;
+    const annotated = sandbox.metadata.annotations?.[Annotations.PodName];
+    if ('readError' in pods || pods.fetchedPod !== undefined || !annotated) return reads;
+    try {
+      const live = await this.#client.get<Obj<Pod>>(PODS, sandbox.metadata.namespace, annotated, {
+        signal,
+      });
+      return { ...reads, pods: { ...pods, fetchedPod: live } };
+    } catch (err: unknown) {
+      if (isNotFound(err)) return reads;
+      return { ...reads, pods: { readError: asError(err) } };
+    }
   }
 
   /** PVCs in template order; stops at the first failed write (§11.4). */

@@ -153,7 +153,8 @@ export class SandboxReconciler implements Reconciler {
 
   async #reconcile(sandbox: Sandbox, ctx: PassContext): Promise<Result | void> {
     const now = new Date(this.#clock.now());
-    const plan = planSandbox(sandbox, this.#children.reads(sandbox), now);
+    const reads = await this.#children.readsConfirmed(sandbox, ctx.signal);
+    const plan = planSandbox(sandbox, reads, now);
     switch (plan.phase) {
       case 'Deleting':
         return;
