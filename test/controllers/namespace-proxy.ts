@@ -5,7 +5,14 @@
 // unchanged with the admin credentials. Responses stream through untouched (watches included).
 import type { KubeConfig } from '@agent-sandbox/kube';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -27,44 +34,47 @@ export interface NamespaceProxy {
   close(): Promise<void>;
 }
 
-export async function startNamespaceProxy(
+/** Sends `req`'s method and headers to `path` on the upstream API server, with its credentials. */
+export function upstreamRequest(
   upstream: KubeConfig,
-  namespace: string,
-  dir: string,
-): Promise<NamespaceProxy> {
+  req: IncomingMessage,
+  path: string,
+  onAnswer: (answer: IncomingMessage) => void,
+): ClientRequest {
   const target = new URL(upstream.server);
-  const forward = (req: IncomingMessage, res: ServerResponse): void => {
-    const path = req.method === 'GET' ? scopePath(req.url ?? '/', namespace) : (req.url ?? '/');
-    const headers = { ...req.headers, host: target.host };
-    if (upstream.token) headers['authorization'] = `Bearer ${upstream.token}`;
-    const out = httpsRequest(
-      {
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        path,
-        method: req.method,
-        headers,
-        rejectUnauthorized: !upstream.insecureSkipTlsVerify,
-        ...(upstream.caPem ? { ca: upstream.caPem } : {}),
-        ...(upstream.clientCertPem ? { cert: upstream.clientCertPem } : {}),
-        ...(upstream.clientKeyPem ? { key: upstream.clientKeyPem } : {}),
-        ...(upstream.tlsServerName ? { servername: upstream.tlsServerName } : {}),
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    // A SIGKILLed manager drops its sockets: end the upstream request (watch) with it.
-    res.on('close', () => out.destroy());
-    out.on('error', () => res.destroy());
-    req.pipe(out);
+  const headers = { ...req.headers, host: target.host };
+  if (upstream.token) headers['authorization'] = `Bearer ${upstream.token}`;
+  const common = {
+    hostname: target.hostname,
+    port: target.port,
+    path,
+    method: req.method,
+    headers,
   };
-  const server = createServer(forward);
+  if (target.protocol === 'http:') return httpRequest(common, onAnswer);
+  return httpsRequest(
+    {
+      ...common,
+      rejectUnauthorized: !upstream.insecureSkipTlsVerify,
+      ...(upstream.caPem ? { ca: upstream.caPem } : {}),
+      ...(upstream.clientCertPem ? { cert: upstream.clientCertPem } : {}),
+      ...(upstream.clientKeyPem ? { key: upstream.clientKeyPem } : {}),
+      ...(upstream.tlsServerName ? { servername: upstream.tlsServerName } : {}),
+    },
+    onAnswer,
+  );
+}
+
+/** Listens on loopback and writes DIR/<name>.kubeconfig (no credentials) pointing at `server`. */
+export async function listenWithKubeconfig(
+  server: Server,
+  dir: string,
+  name: string,
+  namespace: string,
+): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const kubeconfigPath = join(dir, 'namespace-proxy.kubeconfig');
+  const kubeconfigPath = join(dir, `${name}.kubeconfig`);
   writeFileSync(
     kubeconfigPath,
     [
@@ -76,12 +86,33 @@ export async function startNamespaceProxy(
       '',
     ].join('\n'),
   );
-  return {
-    kubeconfigPath,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+  return kubeconfigPath;
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+export async function startNamespaceProxy(
+  upstream: KubeConfig,
+  namespace: string,
+  dir: string,
+): Promise<NamespaceProxy> {
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = req.method === 'GET' ? scopePath(req.url ?? '/', namespace) : (req.url ?? '/');
+    const out = upstreamRequest(upstream, req, path, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    // A SIGKILLed manager drops its sockets: end the upstream request (watch) with it.
+    res.on('close', () => out.destroy());
+    out.on('error', () => res.destroy());
+    req.pipe(out);
   };
+  const server = createServer(forward);
+  const kubeconfigPath = await listenWithKubeconfig(server, dir, 'namespace-proxy', namespace);
+  return { kubeconfigPath, close: () => closeServer(server) };
 }

@@ -2,6 +2,7 @@
 // feeds the warm queue (spec §15: enqueue when a Sandbox becomes adoptable, changes pool owner or
 // node; a delete removes it; a pool delete drops its queue).
 import { Labels } from '@agent-sandbox/api';
+import { InvalidArgumentError } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import type { InformerSource } from '@agent-sandbox/runtime';
 import {
@@ -13,15 +14,27 @@ import {
   type PoolObject,
   type SandboxObj,
   type TemplateObject,
+  controlledByKind,
 } from '../extensions/resources.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
 import { WarmSandboxQueue } from '../warm-queue/warm-queue.ts';
+
+/** Sandboxes by the UID of the SandboxClaim that controls them. */
+export const CLAIM_CONTROLLER_INDEX = 'sandboxclaim-controller-uid';
 
 export class ClaimReads {
   readonly #informers: InformerSource;
 
   constructor(informers: InformerSource) {
     this.#informers = informers;
+    try {
+      informers.getInformer<SandboxObj>(SANDBOXES).addIndex(CLAIM_CONTROLLER_INDEX, (s) => {
+        const ref = controlledByKind(s, 'SandboxClaim');
+        return ref === undefined || ref.uid === '' ? [] : [ref.uid];
+      });
+    } catch (err: unknown) {
+      if (!(err instanceof InvalidArgumentError)) throw err; // added already
+    }
   }
 
   #get<T extends KubeObject>(
@@ -43,6 +56,15 @@ export class ClaimReads {
   }
   template(ns: string, name: string): TemplateObject | undefined {
     return this.#get<TemplateObject>(SANDBOX_TEMPLATES, ns, name);
+  }
+  /** The cached Sandboxes in the claim's namespace whose controller is this claim (by UID). */
+  controlledBy(claim: ClaimObject): SandboxObj[] {
+    const uid = claim.metadata.uid ?? '';
+    if (uid === '') return [];
+    return this.#informers
+      .getInformer<SandboxObj>(SANDBOXES)
+      .cache.byIndex(CLAIM_CONTROLLER_INDEX, uid)
+      .filter((s) => s.metadata.namespace === claim.metadata.namespace);
   }
   networkPolicy(ns: string, name: string): KubeObject | undefined {
     return this.#get<KubeObject>(NETWORK_POLICIES, ns, name);

@@ -44,7 +44,7 @@ import {
   templateNotFound,
   warmPoolNotFound,
 } from './claim-errors.ts';
-import { ClaimEventRecorder, type ClaimEvent } from './claim-events.ts';
+import { ExtensionEventRecorder, type ExtensionEvent } from '../extensions/events.ts';
 import { recordReadiness } from './claim-metrics.ts';
 import { ClaimReads } from './claim-reads.ts';
 import {
@@ -64,6 +64,7 @@ import {
 
 export { CLAIM_FIELD_OWNER } from './warm-adopter.ts';
 export const WARM_CANDIDATE_GRACE_MS = 2_000;
+export const CLAIM_EVENT_COMPONENT = 'sandboxclaim-controller';
 const PENDING_REQUEUE_MS = 500;
 
 export const SANDBOX_CLAIM_PERMISSIONS: readonly Permission[] = [
@@ -114,7 +115,7 @@ export class SandboxClaimReconciler implements Reconciler {
   readonly #client: KubeClient;
   readonly #reads: ClaimReads;
   readonly #adopter: WarmAdopter;
-  readonly #events: ClaimEventRecorder;
+  readonly #events: ExtensionEventRecorder;
   readonly #clock: Clock;
 
   constructor(options: SandboxClaimReconcilerOptions) {
@@ -122,7 +123,10 @@ export class SandboxClaimReconciler implements Reconciler {
     this.#client = options.client;
     this.#reads = new ClaimReads(options.informers);
     this.#adopter = new WarmAdopter(options.client, this.#reads, options.queue);
-    this.#events = new ClaimEventRecorder(options.disableEvents ? undefined : options.client);
+    this.#events = new ExtensionEventRecorder(options.disableEvents ? undefined : options.client, {
+      component: CLAIM_EVENT_COMPONENT,
+      kind: 'SandboxClaim',
+    });
     this.#clock = options.clock ?? realClock;
   }
 
@@ -167,7 +171,13 @@ export class SandboxClaimReconciler implements Reconciler {
       expired: expiry.expired,
       now,
     });
-    if (await this.#writeStatus(claim, status, ctx.signal)) {
+    const unchanged = claimStatusEqual(claim.status, status);
+    const written = await this.#writeStatus(claim, status, ctx.signal);
+    const bound = found.sandbox?.metadata.name;
+    if ((written || unchanged) && bound !== undefined && status.sandbox?.name === bound) {
+      await this.#deleteStrays(claim, bound, ctx);
+    }
+    if (written) {
       const failed = await recordReadiness(
         this.#client,
         this.#o.metrics,
@@ -320,15 +330,18 @@ export class SandboxClaimReconciler implements Reconciler {
     if (statusName) {
       const bound = this.#reads.sandbox(ns, statusName);
       if (bound !== undefined && isControlledBy(bound, claim)) {
-        const warm = this.#assigned(claim) === statusName || statusName !== claimName;
-        return {
-          claim,
-          sandbox: await this.#ensureLaunchType(bound, warm ? 'warm' : 'cold', pass),
-        };
+        // Cold Sandboxes are named after the claim (and assigned to it too, see #createCold), so
+        // the name alone tells the launch type of a label-less one.
+        const type = statusName === claimName ? 'cold' : 'warm';
+        return { claim, sandbox: await this.#ensureLaunchType(bound, type, pass) };
       }
     }
-    const fromAssigned = await this.#fromAssigned(claim, pass);
-    if (fromAssigned !== undefined) return fromAssigned;
+    // An assignment naming the claim itself is a recorded cold creation, not an adoption.
+    const coldRecorded = this.#assigned(claim) === claimName;
+    if (!coldRecorded) {
+      const fromAssigned = await this.#fromAssigned(claim, pass);
+      if (fromAssigned !== undefined) return fromAssigned;
+    }
     const named = this.#reads.sandbox(ns, claimName);
     if (named !== undefined) {
       if (!isControlledBy(named, claim)) {
@@ -337,6 +350,15 @@ export class SandboxClaimReconciler implements Reconciler {
         );
       }
       return { claim, sandbox: await this.#ensureLaunchType(named, 'cold', pass) };
+    }
+    if (coldRecorded) return this.#createCold(claim, pass, false);
+    // The claim's cache entry can lag its own writes (assignment, status) while the Sandbox cache
+    // already shows the adoption: a Sandbox this claim controls wins over any new choice.
+    const owned = this.#reads
+      .controlledBy(claim)
+      .find((s) => s.metadata.deletionTimestamp === undefined);
+    if (owned !== undefined) {
+      return { claim, sandbox: await this.#ensureLaunchType(owned, 'warm', pass) };
     }
     const hasEnv = (claim.spec.env?.length ?? 0) > 0;
     const forcesCold =
@@ -356,7 +378,7 @@ export class SandboxClaimReconciler implements Reconciler {
         if (left > 0) return { claim, pendingMs: Math.min(PENDING_REQUEUE_MS, left) };
       }
     }
-    return this.#createCold(claim, pass);
+    return this.#createCold(claim, pass, true);
   }
 
   #assigned(claim: ClaimObject): string | undefined {
@@ -429,7 +451,12 @@ export class SandboxClaimReconciler implements Reconciler {
     return { claim: recorded, sandbox };
   }
 
-  async #createCold(claim: ClaimObject, pass: Pass): Promise<Found> {
+  /**
+   * §12.8, with the choice recorded first (unless an earlier pass did): the resourceVersion-guarded
+   * assignment on the claim is the lock that keeps a claim whose cache entry lags from cold-creating
+   * beside a Sandbox it already adopted, and a dead manager's in-flight create from being doubled.
+   */
+  async #createCold(claim: ClaimObject, pass: Pass, record: boolean): Promise<Found> {
     const ns = claim.metadata.namespace ?? '';
     const poolName = claim.spec.warmPoolRef.name;
     const pool = this.#reads.pool(ns, poolName);
@@ -437,6 +464,15 @@ export class SandboxClaimReconciler implements Reconciler {
     const template = this.#reads.template(ns, pool.spec.sandboxTemplateRef.name);
     if (template === undefined) throw templateNotFound(pool.spec.sandboxTemplateRef.name);
     const desired = coldSandbox(claim, template);
+    if (record) {
+      claim = await this.#adopter.record(
+        claim,
+        claim.metadata.name ?? '',
+        pass.stamp,
+        pass.ctx.signal,
+      );
+      pass.stamp = {}; // rode along in the Update
+    }
     let created: SandboxObj;
     try {
       created = await this.#client.create(SANDBOXES, desired, {
@@ -540,6 +576,29 @@ export class SandboxClaimReconciler implements Reconciler {
     );
   }
 
+  /**
+   * Once the binding is durable, any other Sandbox this claim controls is a stray (a write of a
+   * manager that died mid-pass, landing late): it is deleted, so one claim never holds two.
+   */
+  async #deleteStrays(claim: ClaimObject, bound: string, ctx: ReconcileContext): Promise<void> {
+    for (const stray of this.#reads.controlledBy(claim)) {
+      const name = stray.metadata.name ?? '';
+      if (name === bound || stray.metadata.deletionTimestamp !== undefined) continue;
+      ctx.logger.warn(
+        { sandbox: name, bound },
+        'deleting a second Sandbox controlled by the claim (one claim, one Sandbox)',
+      );
+      await this.#client
+        .delete(SANDBOXES, stray.metadata.namespace, name, {
+          preconditions: { uid: stray.metadata.uid ?? '' },
+          signal: ctx.signal,
+        })
+        .catch((err: unknown) => {
+          if (!isNotFound(err) && !isConflict(err)) throw err;
+        });
+    }
+  }
+
   /** Raw label patch, never overwriting an existing launch-type (§12.4 step 1). */
   async #ensureLaunchType(
     sandbox: SandboxObj,
@@ -616,7 +675,7 @@ export class SandboxClaimReconciler implements Reconciler {
     }
   }
 
-  async #event(claim: ClaimObject, event: ClaimEvent, pass: Pass): Promise<void> {
+  async #event(claim: ClaimObject, event: ExtensionEvent, pass: Pass): Promise<void> {
     const failed = await this.#events.record(claim, event, pass.now);
     if (failed !== undefined) pass.ctx.logger.warn({ err: failed }, 'recording an event failed');
   }

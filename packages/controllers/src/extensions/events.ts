@@ -1,20 +1,24 @@
-// core/v1 Events about a SandboxClaim from `sandboxclaim-controller` (spec §12): best effort, a
-// failed event never fails the pass; `--disable-claim-events` turns them off (one write less per
-// claim).
+// core/v1 Events about extension objects (claims from `sandboxclaim-controller`, pools from
+// `sandboxwarmpool-controller`): best effort, a failed event never fails the pass;
+// `--disable-claim-events` turns the claim's off (one write less per claim).
 import { formatTime, type Event, type KubeObject } from '@agent-sandbox/kube-types';
 import { EVENTS, type KubeClient } from '@agent-sandbox/kube';
 import { randomBytes } from 'node:crypto';
 
-export const CLAIM_EVENT_COMPONENT = 'sandboxclaim-controller';
-
-export interface ClaimEvent {
+export interface ExtensionEvent {
   type: 'Normal' | 'Warning';
   reason: string;
   action: string;
   note: string;
 }
 
-export function claimEvent(obj: KubeObject, event: ClaimEvent, now: Date): Event & KubeObject {
+export function extensionEvent(
+  obj: KubeObject,
+  event: ExtensionEvent,
+  now: Date,
+  source: EventSource,
+): Event & KubeObject {
+  const { component } = source;
   const time = formatTime(now);
   const name = obj.metadata.name ?? '';
   return {
@@ -26,7 +30,7 @@ export function claimEvent(obj: KubeObject, event: ClaimEvent, now: Date): Event
     },
     involvedObject: {
       apiVersion: obj.apiVersion ?? 'extensions.agents.x-k8s.io/v1beta1',
-      kind: obj.kind ?? 'SandboxClaim',
+      kind: obj.kind ?? source.kind,
       name,
       namespace: obj.metadata.namespace ?? '',
       ...(obj.metadata.uid !== undefined ? { uid: obj.metadata.uid } : {}),
@@ -35,27 +39,36 @@ export function claimEvent(obj: KubeObject, event: ClaimEvent, now: Date): Event
     reason: event.reason,
     action: event.action,
     message: event.note,
-    source: { component: CLAIM_EVENT_COMPONENT },
-    reportingComponent: CLAIM_EVENT_COMPONENT,
-    reportingInstance: CLAIM_EVENT_COMPONENT,
+    source: { component },
+    reportingComponent: component,
+    reportingInstance: component,
     firstTimestamp: time,
     lastTimestamp: time,
     count: 1,
   };
 }
 
-export class ClaimEventRecorder {
+/** Who reports, and the kind of the objects it reports about (cached objects may lack it). */
+export interface EventSource {
+  component: string;
+  kind: string;
+}
+
+/** Contract: record() never throws; it returns the failure for the caller to log. */
+export class ExtensionEventRecorder {
   readonly #client: KubeClient | undefined;
+  readonly #source: EventSource;
 
   /** `client` undefined: events are off. */
-  constructor(client: KubeClient | undefined) {
+  constructor(client: KubeClient | undefined, source: EventSource) {
     this.#client = client;
+    this.#source = source;
   }
 
-  async record(obj: KubeObject, event: ClaimEvent, now: Date): Promise<Error | undefined> {
+  async record(obj: KubeObject, event: ExtensionEvent, now: Date): Promise<Error | undefined> {
     if (this.#client === undefined) return undefined;
     try {
-      await this.#client.create(EVENTS, claimEvent(obj, event, now));
+      await this.#client.create(EVENTS, extensionEvent(obj, event, now, this.#source));
       return undefined;
     } catch (err: unknown) {
       return err instanceof Error ? err : new Error(String(err));

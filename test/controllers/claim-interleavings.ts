@@ -1,0 +1,210 @@
+// The interleavings behind the claim storm's exclusivity bug (issue 10), forced one at a time with
+// the manager as a child process behind a gate (claim-gate.ts): (1) the manager is SIGKILLed while
+// its cold create is in flight and the create lands after the restarted manager's first pass;
+// (2) the manager's claim and Sandbox caches lag its adoption writes and a pool event wakes the
+// claim. Either used to leave the claim controlling a warm Sandbox and a cold one named after it.
+// Pool members use the scripted scheduler: the test decides when each Pod runs.
+import { Labels, nameHash } from '@agent-sandbox/api';
+import {
+  SANDBOX_CLAIMS,
+  SANDBOX_TEMPLATES,
+  SANDBOX_WARM_POOLS,
+  SANDBOXES,
+} from '@agent-sandbox/controllers';
+import { eventually, runningPodStatus } from '@agent-sandbox/controllers/testing';
+import { PODS, type KubeClient } from '@agent-sandbox/kube';
+import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TestTarget } from '../support/target.ts';
+import { startClaimGate, type ClaimGate } from './claim-gate.ts';
+import type { Claim, Sandbox } from './claim-invariants.ts';
+import { openClaimTarget, type ClaimTarget } from './claim-target.ts';
+import { startManager, type ManagerProcess } from './manager-process.ts';
+
+const SCRIPTED_SCHEDULER = 'agent-sandbox-test-scripted';
+const GROUP = 'extensions.agents.x-k8s.io/v1beta1';
+const controller = (o: KubeObject): string | undefined =>
+  o.metadata.ownerReferences?.find((r) => r.controller === true)?.kind;
+
+async function createPool(client: KubeClient, ns: string, replicas: number): Promise<void> {
+  await client.create(SANDBOX_TEMPLATES, {
+    apiVersion: GROUP,
+    kind: 'SandboxTemplate',
+    metadata: { name: 'tpl', namespace: ns },
+    spec: {
+      podTemplate: {
+        spec: {
+          schedulerName: SCRIPTED_SCHEDULER,
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'main', image: 'busybox' }],
+        },
+      },
+    },
+  } as KubeObject);
+  await client.create(SANDBOX_WARM_POOLS, {
+    apiVersion: GROUP,
+    kind: 'SandboxWarmPool',
+    metadata: { name: 'pool', namespace: ns },
+    spec: { sandboxTemplateRef: { name: 'tpl' }, replicas },
+  } as KubeObject);
+}
+
+const claimObject = (ns: string, name: string): KubeObject =>
+  ({
+    apiVersion: GROUP,
+    kind: 'SandboxClaim',
+    metadata: { name, namespace: ns },
+    spec: { warmPoolRef: { name: 'pool' } },
+  }) as KubeObject;
+
+async function members(client: KubeClient, ns: string): Promise<Sandbox[]> {
+  const list = await client.list<Sandbox>(SANDBOXES, ns, {
+    labelSelector: `${Labels.WarmPoolSandbox}=${nameHash('pool')}`,
+  });
+  return list.items;
+}
+
+/** Reports the Pod of each named Sandbox Running and Ready once it exists (a kubelet's part). */
+async function runPods(client: KubeClient, ns: string, sandboxes: string[]): Promise<void> {
+  let ip = 10;
+  for (const name of sandboxes) {
+    await eventually(async () => {
+      const pod = await client.get<Pod & KubeObject>(PODS, ns, name);
+      if (pod.status?.phase === 'Running') return true;
+      await client.patch(
+        PODS,
+        ns,
+        name,
+        { type: 'merge', body: { status: runningPodStatus(`10.244.9.${ip++}`) } },
+        { subresource: 'status' },
+      );
+      return true;
+    }, 60_000);
+  }
+}
+
+async function claimWhere(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  check: (c: Claim) => boolean,
+): Promise<Claim> {
+  return eventually(async () => {
+    const c = await client.get<Claim>(SANDBOX_CLAIMS, ns, name);
+    return check(c) ? c : undefined;
+  }, 60_000);
+}
+
+const readyOn = (sandbox: string) => (c: Claim) =>
+  c.status?.sandbox?.name === sandbox &&
+  (c.status.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True');
+
+export function defineClaimInterleavings(target: TestTarget): void {
+  describe(`claim exclusivity interleavings (${target})`, () => {
+    let ct: ClaimTarget;
+    let gate: ClaimGate;
+    const managers: ManagerProcess[] = [];
+    const start = async (): Promise<ManagerProcess> => {
+      const m = startManager(gate.kubeconfigPath, ['--extensions']);
+      managers.push(m);
+      await m.serving;
+      return m;
+    };
+    beforeEach(async () => {
+      ct = await openClaimTarget(target, 'interleave');
+      gate = await startClaimGate(ct.managerConfig, ct.namespace, ct.dir);
+    });
+    afterEach(async () => {
+      for (const m of managers.splice(0)) await m.kill();
+      await gate?.close();
+      await ct?.close();
+    });
+
+    it('SIGKILL between the cold create and the status write, the create landing after the restart: the claim keeps its recorded cold Sandbox, the warm one stays in the pool', async () => {
+      const { client, namespace: ns } = ct;
+      await createPool(client, ns, 1);
+      const first = await start();
+      // The member's Pod does not run yet: the claim finds no networked candidate and goes cold.
+      const [warm] = await eventually(async () => {
+        const m = await members(client, ns);
+        return m.length === 1 ? m : undefined;
+      });
+      const held = gate.holdNext('POST', /\/sandboxes(\?|$)/);
+      await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+      const create = await held.arrived;
+      expect(create.name).toBe('c');
+      await first.kill();
+      // Now a Ready warm candidate exists when the next manager's first pass runs.
+      await runPods(client, ns, [warm?.metadata.name ?? '']);
+      await start();
+      await runPods(client, ns, ['c']);
+      await claimWhere(client, ns, 'c', readyOn('c'));
+      // The dead manager's create lands last: the Sandbox exists already.
+      expect(await held.release()).toBe(409);
+      const after = await members(client, ns);
+      expect(after.map((s) => s.metadata.name)).toEqual([warm?.metadata.name]);
+      expect(controller(after[0] as KubeObject)).toBe('SandboxWarmPool');
+      const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
+        (s) => controller(s) === 'SandboxClaim',
+      );
+      expect(owned.map((s) => s.metadata.name)).toEqual(['c']);
+    });
+
+    it("the claim and Sandbox caches lag the claim's adoption and a pool event wakes it: no cold create beside the adopted Sandbox", async () => {
+      const { client, namespace: ns } = ct;
+      await createPool(client, ns, 1);
+      await start();
+      const [warm] = await eventually(async () => {
+        const m = await members(client, ns);
+        return m.length === 1 ? m : undefined;
+      });
+      const warmName = warm?.metadata.name ?? '';
+      await runPods(client, ns, [warmName]);
+      await eventually(async () => {
+        const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
+          SANDBOX_WARM_POOLS,
+          ns,
+          'pool',
+        );
+        return pool.status?.readyReplicas === 1 ? true : undefined;
+      }, 60_000);
+      // From the claim's ADDED event on, the manager sees no claim or Sandbox change.
+      const pause = gate.pauseWatchesAfter(
+        /\/(sandboxclaims|sandboxes)\?/,
+        (e) =>
+          e.type === 'ADDED' && e.object.kind === 'SandboxClaim' && e.object.metadata.name === 'c',
+      );
+      await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+      await pause.paused;
+      await claimWhere(client, ns, 'c', readyOn(warmName));
+      const mark = gate.writes.length;
+      // A generation change of the pool maps to its claims unbound in the (stale) claim cache.
+      await client.patch(SANDBOX_WARM_POOLS, ns, 'pool', {
+        type: 'merge',
+        body: { spec: { replicas: 2 } },
+      });
+      const next = await eventually(() =>
+        gate.writes
+          .slice(mark)
+          .find(
+            (w) =>
+              (w.method === 'POST' && w.name === 'c') ||
+              (w.method === 'PUT' && /\/sandboxclaims\/c(\?|$)/.test(w.path) && w.status !== 0),
+          ),
+      );
+      // The stale pass tried to record its choice and lost to the recorded adoption.
+      expect(next).toMatchObject({ method: 'PUT', status: 409 });
+      pause.resume();
+      const replacement = await eventually(async () =>
+        (await members(client, ns)).find((s) => s.metadata.name !== warmName),
+      );
+      await runPods(client, ns, [replacement.metadata.name ?? '']);
+      await claimWhere(client, ns, 'c', readyOn(warmName));
+      expect(gate.writes.filter((w) => w.method === 'POST' && w.name === 'c')).toEqual([]);
+      const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
+        (s) => controller(s) === 'SandboxClaim',
+      );
+      expect(owned.map((s) => s.metadata.name)).toEqual([warmName]);
+    });
+  });
+}
