@@ -225,7 +225,6 @@ export const CONTROLLER_FLAGS = [
     default: 0,
     parse: parseDurationMs,
     help: 'delay before a warm pool replenishes (ms after parsing, e.g. 500ms)',
-    ignored: NOT_YET,
   }),
   flag({
     name: 'sandbox-warm-pool-max-refill-rate',
@@ -236,7 +235,6 @@ export const CONTROLLER_FLAGS = [
       return n;
     },
     help: 'warm pool refills per second (0: unlimited)',
-    ignored: NOT_YET,
   }),
   flag({
     name: 'sandbox-warm-pool-readiness-grace-period',
@@ -249,7 +247,6 @@ export const CONTROLLER_FLAGS = [
     default: 60_000,
     parse: positiveDuration,
     help: 'recheck interval for unschedulable warm Sandboxes (default 1m)',
-    ignored: NOT_YET,
   }),
   flag({
     name: 'enable-warm-pool-eviction',

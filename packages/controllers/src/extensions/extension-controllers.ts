@@ -22,6 +22,10 @@ export interface ExtensionControllersOptions {
   warmPoolReadinessGraceMs?: number;
   /** `--enable-warm-pool-eviction`. @default true */
   enableWarmPoolEviction?: boolean;
+  /** `--sandbox-warm-pool-replenish-delay` in ms. @default 0 (off) */
+  warmPoolReplenishDelayMs?: number;
+  /** `--sandbox-warm-pool-max-refill-rate`, creates/s per pool. @default 0 (unlimited) */
+  warmPoolMaxRefillRate?: number;
   /** `--sandbox-claim-concurrent-workers`. @default 50 */
   claimConcurrency?: number;
   /** The agent_sandbox_* metrics the claim controller records. */
@@ -67,6 +71,8 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
         ...defined('maxBatchSize', options.warmPoolMaxBatchSize),
         ...defined('readinessGraceMs', options.warmPoolReadinessGraceMs),
         ...defined('enableEviction', options.enableWarmPoolEviction),
+        ...defined('replenishDelayMs', options.warmPoolReplenishDelayMs),
+        ...defined('maxRefillRate', options.warmPoolMaxRefillRate),
       }),
     );
   }

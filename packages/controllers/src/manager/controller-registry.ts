@@ -84,6 +84,9 @@ export const CONTROLLERS: Readonly<Record<ControllerName, ControllerEntry>> = {
               maxBatchSize: options.sandboxWarmPool.maxBatchSize,
               readinessGraceMs: options.sandboxWarmPool.readinessGracePeriodMs,
               enableEviction: options.sandboxWarmPool.enableEviction,
+              replenishDelayMs: options.sandboxWarmPool.replenishDelayMs,
+              maxRefillRate: options.sandboxWarmPool.maxRefillRate,
+              unschedulableRecheckMs: options.sandboxWarmPool.unschedulableRecheckIntervalMs,
             }
           : {}),
       }),

@@ -28,6 +28,12 @@ export interface SandboxWarmPoolControllerOptions {
   readinessGraceMs?: number;
   /** `--enable-warm-pool-eviction`. @default true */
   enableEviction?: boolean;
+  /** `--sandbox-warm-pool-replenish-delay` in ms; 0 is off. @default 0 */
+  replenishDelayMs?: number;
+  /** `--sandbox-warm-pool-max-refill-rate` (creates/s per pool); 0 is unlimited. @default 0 */
+  maxRefillRate?: number;
+  /** `--sandbox-warm-pool-unschedulable-recheck-interval` in ms. @default 1 minute */
+  unschedulableRecheckMs?: number;
   clock?: Clock;
 }
 
@@ -70,6 +76,13 @@ export function sandboxWarmPoolController(options: SandboxWarmPoolControllerOpti
       ? { readinessGraceMs: options.readinessGraceMs }
       : {}),
     ...(options.enableEviction !== undefined ? { enableEviction: options.enableEviction } : {}),
+    ...(options.replenishDelayMs !== undefined
+      ? { replenishDelayMs: options.replenishDelayMs }
+      : {}),
+    ...(options.maxRefillRate !== undefined ? { maxRefillRate: options.maxRefillRate } : {}),
+    ...(options.unschedulableRecheckMs !== undefined
+      ? { unschedulableRecheckMs: options.unschedulableRecheckMs }
+      : {}),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });
   return new Controller({

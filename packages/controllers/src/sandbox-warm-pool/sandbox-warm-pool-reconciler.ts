@@ -1,11 +1,13 @@
 // The SandboxWarmPool reconciler (spec §13): the I/O around planPool. It lists members through
-// the Sandbox cache's membership index, applies the expectations gate to creates and excess
-// deletes, writes in slow-start batches (at most --sandbox-warm-pool-max-batch-size per pass),
-// and merge-patches `status` when it changed and the pass had no error.
+// the Sandbox cache's membership index, paces creates (replenish hold, refill tokens: refill.ts),
+// applies the expectations gate to creates and excess deletes, writes in slow-start batches (at
+// most --sandbox-warm-pool-max-batch-size per pass), records the not-progressing events, and
+// merge-patches `status` when it changed and the pass had no error.
 import { Annotations, EXTENSIONS_GROUP, Labels, nameHash } from '@agent-sandbox/api';
 import {
   InvalidArgumentError,
   PODS,
+  isConflict,
   isNotFound,
   realClock,
   type Clock,
@@ -30,15 +32,25 @@ import {
   type TemplateObject,
 } from '../extensions/resources.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
+import { ExtensionEventRecorder } from '../extensions/events.ts';
 import { WarmPoolExpectations } from './expectations.ts';
 import { newMember } from './member.ts';
 import { planPool, slowStartBatches, DEFAULT_READINESS_GRACE_MS, type PoolPlan } from './plan.ts';
+import {
+  afterCreates,
+  progress,
+  refundTokens,
+  replenishHold,
+  takeTokens,
+  type RefillState,
+} from './refill.ts';
 
 export const SANDBOX_WARM_POOL_FIELD_OWNER = 'sandboxwarmpool-controller';
 /** Sandboxes by `<namespace>/<agents.x-k8s.io/warm-pool-sandbox label>`. */
 export const WARM_POOL_MEMBER_INDEX = 'warm-pool-sandbox';
 export const DEFAULT_MAX_BATCH_SIZE = 300;
 const EXPECTATIONS_REQUEUE_MS = 30_000;
+export const DEFAULT_UNSCHEDULABLE_RECHECK_MS = 60_000;
 
 export const SANDBOX_WARM_POOL_PERMISSIONS: readonly Permission[] = [
   { group: EXTENSIONS_GROUP, resource: 'sandboxwarmpools', verbs: READ },
@@ -50,6 +62,7 @@ export const SANDBOX_WARM_POOL_PERMISSIONS: readonly Permission[] = [
     verbs: [...READ, 'create', 'update', 'delete'],
   },
   { group: '', resource: 'pods', verbs: READ },
+  { group: '', resource: 'events', verbs: ['create'] },
 ];
 
 export interface SandboxWarmPoolReconcilerOptions {
@@ -62,6 +75,12 @@ export interface SandboxWarmPoolReconcilerOptions {
   readinessGraceMs?: number;
   /** @default true */
   enableEviction?: boolean;
+  /** `--sandbox-warm-pool-replenish-delay` in ms; 0 is off. @default 0 */
+  replenishDelayMs?: number;
+  /** `--sandbox-warm-pool-max-refill-rate`, creates per second per pool; 0 is unlimited. @default 0 */
+  maxRefillRate?: number;
+  /** `--sandbox-warm-pool-unschedulable-recheck-interval` in ms. @default 1 minute */
+  unschedulableRecheckMs?: number;
   clock?: Clock;
 }
 
@@ -80,6 +99,8 @@ export function addMemberIndex(informers: InformerSource): void {
 export class SandboxWarmPoolReconciler implements Reconciler {
   readonly #o: Required<Omit<SandboxWarmPoolReconcilerOptions, 'clock'>>;
   readonly #clock: Clock;
+  readonly #refill = new Map<string, RefillState>();
+  readonly #events: ExtensionEventRecorder;
 
   constructor(options: SandboxWarmPoolReconcilerOptions) {
     const maxBatchSize = options.maxBatchSize || DEFAULT_MAX_BATCH_SIZE;
@@ -95,7 +116,19 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       maxBatchSize,
       readinessGraceMs: options.readinessGraceMs ?? DEFAULT_READINESS_GRACE_MS,
       enableEviction: options.enableEviction ?? true,
+      replenishDelayMs: options.replenishDelayMs ?? 0,
+      maxRefillRate: options.maxRefillRate ?? 0,
+      unschedulableRecheckMs: options.unschedulableRecheckMs ?? DEFAULT_UNSCHEDULABLE_RECHECK_MS,
     };
+    if (!Number.isFinite(this.#o.maxRefillRate) || this.#o.maxRefillRate < 0) {
+      throw new InvalidArgumentError(
+        `warm pool maxRefillRate must be a finite number >= 0 (got ${options.maxRefillRate}); 0 is unlimited`,
+      );
+    }
+    this.#events = new ExtensionEventRecorder(options.client, {
+      component: SANDBOX_WARM_POOL_FIELD_OWNER,
+      kind: 'SandboxWarmPool',
+    });
     this.#clock = options.clock ?? realClock;
     addMemberIndex(options.informers);
     options.informers.getInformer(PODS);
@@ -107,6 +140,7 @@ export class SandboxWarmPoolReconciler implements Reconciler {
     const pool = informers.getInformer<PoolObject>(SANDBOX_WARM_POOLS).cache.get(key);
     if (pool === undefined || pool.metadata.deletionTimestamp !== undefined) {
       expectations.forget(key);
+      this.#refill.delete(key);
       return;
     }
     const nowMs = this.#clock.now();
@@ -148,12 +182,36 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       const failed = await this.#delete(key, d.sandbox, d.owned, ctx.signal);
       if (failed !== undefined) errors.push(failed);
     }
+    const hold = replenishHold(
+      this.#refill.get(key) ?? {},
+      plan.active.length,
+      plan.desired,
+      nowMs,
+      this.#o.replenishDelayMs,
+    );
+    let refill = hold.state;
     // A failed member update means the count is unsure: create nothing this pass.
     if (plan.create > 0 && template !== undefined && errors.length === 0) {
-      if (expectations.tryExpectCreations(key, plan.create, nowMs)) {
-        const failed = await this.#createMembers(key, pool, template, plan.create, ctx.signal);
-        if (failed !== undefined) errors.push(failed);
-      } else later(EXPECTATIONS_REQUEUE_MS);
+      if (hold.holdMs !== undefined) later(hold.holdMs);
+      else {
+        const created = await this.#paced(key, pool, template, plan.create, refill, nowMs, ctx);
+        refill = created.state;
+        if (created.requeueMs !== undefined) later(created.requeueMs);
+        if (created.error !== undefined) errors.push(created.error);
+      }
+    }
+    const progressed = progress(
+      refill,
+      plan.unschedulable,
+      plan.desired,
+      this.#o.readinessGraceMs,
+      this.#o.unschedulableRecheckMs,
+    );
+    this.#refill.set(key, progressed.state);
+    if (progressed.recheckMs !== undefined) later(progressed.recheckMs);
+    if (progressed.event !== undefined) {
+      const failed = await this.#events.record(pool, progressed.event, new Date(nowMs));
+      if (failed !== undefined) ctx.logger.warn({ err: failed }, 'recording an event failed');
     }
     if (plan.excess.length > 0) {
       if (expectations.satisfied(key, nowMs)) {
@@ -164,6 +222,33 @@ export class SandboxWarmPoolReconciler implements Reconciler {
     throwJoined(errors);
     await this.#writeStatus(pool, plan.status, ctx.signal);
     return requeueMs === undefined ? undefined : { requeueAfterMs: jitter(requeueMs) };
+  }
+
+  /** Step 8: refill tokens, then the expectations gate, then the creates. */
+  async #paced(
+    key: string,
+    pool: PoolObject,
+    template: TemplateObject,
+    want: number,
+    state: RefillState,
+    nowMs: number,
+    ctx: ReconcileContext,
+  ): Promise<{ state: RefillState; requeueMs?: number; error?: Error }> {
+    const rate = this.#o.maxRefillRate;
+    const grant = takeTokens(state, want, nowMs, rate);
+    // Nothing granted: wait for the next token; a partial grant relies on the create events.
+    if (grant.granted === 0) return { state: grant.state, requeueMs: grant.waitMs ?? 1_000 };
+    if (!this.#o.expectations.tryExpectCreations(key, grant.granted, nowMs)) {
+      return {
+        state: refundTokens(grant.state, grant.granted, rate),
+        requeueMs: EXPECTATIONS_REQUEUE_MS,
+      };
+    }
+    const error = await this.#createMembers(key, pool, template, grant.granted, ctx.signal);
+    return {
+      state: afterCreates(grant.state, grant.granted),
+      ...(error !== undefined ? { error } : {}),
+    };
   }
 
   /** Slow-start batches of creates; stops after the first failing batch (§13.2 step 8). */
@@ -212,7 +297,11 @@ export class SandboxWarmPoolReconciler implements Reconciler {
     return undefined;
   }
 
-  /** Deletes with a UID precondition; a pool-owned member's expectation is recorded first. */
+  /**
+   * Deletes with UID and resourceVersion preconditions (a claim may have adopted the member since
+   * the cache saw it: that write changed the resourceVersion, and the delete answers 409 instead
+   * of taking the claim's Sandbox); a pool-owned member's expectation is recorded first.
+   */
   async #delete(
     key: string,
     sandbox: SandboxObj,
@@ -227,15 +316,21 @@ export class SandboxWarmPoolReconciler implements Reconciler {
         sandbox.metadata.namespace,
         sandbox.metadata.name ?? '',
         {
-          preconditions: { uid },
+          preconditions: {
+            uid,
+            ...(sandbox.metadata.resourceVersion !== undefined
+              ? { resourceVersion: sandbox.metadata.resourceVersion }
+              : {}),
+          },
           signal,
         },
       );
       return undefined;
     } catch (err: unknown) {
-      // No delete event will come: observe it now (NotFound counts as done).
+      // No delete event will come: observe it now (NotFound counts as done; a conflict means the
+      // member changed, and its event brings the next pass).
       this.#o.expectations.deletionObserved(key, uid);
-      return isNotFound(err) ? undefined : asError(err);
+      return isNotFound(err) || isConflict(err) ? undefined : asError(err);
     }
   }
 

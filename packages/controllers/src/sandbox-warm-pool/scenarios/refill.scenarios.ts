@@ -1,0 +1,162 @@
+// Spec §21.4 sandboxwarmpool_controller_test.go (replenish delay, refill rate pacing) and
+// sandboxwarmpool_overcreation_test.go (unschedulable members held) end to end, each with the
+// manager flags it needs: --sandbox-warm-pool-replenish-delay, --sandbox-warm-pool-max-refill-rate
+// and a short --sandbox-warm-pool-readiness-grace-period. Lower bounds only: a loaded machine
+// makes the controller later, never earlier.
+import { Labels, nameHash } from '@agent-sandbox/api';
+import { EVENTS } from '@agent-sandbox/kube';
+import type { Event, KubeObject } from '@agent-sandbox/kube-types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
+import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { SandboxObj } from '../../extensions/resources.ts';
+import { SANDBOXES } from '../../sandbox/child-writes.ts';
+import {
+  createPool,
+  createTemplate,
+  listMembers,
+  newPool,
+  newTemplate,
+  poolSettled,
+} from '../../testing/extensions.ts';
+import {
+  SCRIPTED_SCHEDULER,
+  eventually,
+  openScenarioWorld,
+  runningPodStatus,
+  setPodStatus,
+  testPodTemplate,
+  type ScenarioWorld,
+} from '../../testing/harness.ts';
+
+const REPLENISH_DELAY_MS = 4_000;
+const REFILL_RATE = 2;
+const READINESS_GRACE_MS = 4_000;
+
+const live = (members: SandboxObj[]): SandboxObj[] =>
+  members.filter((s) => s.metadata.deletionTimestamp === undefined);
+
+/** Records when (test clock) each member of `pool` first appeared, until stop(). */
+function watchArrivals(world: ScenarioWorld, pool: string): { times: number[]; stop(): void } {
+  const abort = new AbortController();
+  const times: number[] = [];
+  void (async () => {
+    const events = world.client.watch<SandboxObj>(SANDBOXES, world.ns, {
+      signal: abort.signal,
+      labelSelector: `${Labels.WarmPoolSandbox}=${nameHash(pool)}`,
+    });
+    for await (const e of events) if (e.type === 'ADDED') times.push(Date.now());
+  })().catch(() => undefined);
+  return { times, stop: () => abort.abort() };
+}
+
+export function defineRefillScenarios(target: TestTarget): void {
+  describe(`SandboxWarmPool refill pacing (${target})`, () => {
+    let world: ScenarioWorld;
+    beforeAll(async () => {
+      world = await openScenarioWorld(target, {
+        extensions: {
+          warmPoolReplenishDelayMs: REPLENISH_DELAY_MS,
+          warmPoolMaxRefillRate: REFILL_RATE,
+          warmPoolReadinessGraceMs: READINESS_GRACE_MS,
+        },
+      });
+    });
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    describe.concurrent('TestSandboxWarmPoolReconcile', () => {
+      it('TestSandboxWarmPoolReconcile: refill rate pacing — a new pool of 8 fills at --sandbox-warm-pool-max-refill-rate (2/s after a full bucket of 2)', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-rate'));
+        const arrivals = watchArrivals(world, 'rate');
+        await createPool(world, newPool(world.ns, 'rate', 'tpl-rate', { replicas: 8 }));
+        await poolSettled(world, 'rate', 8);
+        arrivals.stop();
+        const [first] = arrivals.times;
+        const last = arrivals.times.at(-1) ?? 0;
+        expect(arrivals.times).toHaveLength(8);
+        // 2 at once, then one per 500 ms: the eighth is created 3 s after the first.
+        expect(last - (first ?? 0)).toBeGreaterThanOrEqual(2_000);
+      });
+
+      it('TestSandboxWarmPoolReconcile: replenish delay — a lost member is replaced only after the delay; the first fill never waits', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-delay'));
+        const filled = Date.now();
+        await createPool(world, newPool(world.ns, 'delay', 'tpl-delay', { replicas: 2 }));
+        await poolSettled(world, 'delay', 2);
+        expect(Date.now() - filled).toBeLessThan(60_000);
+        const [victim] = await listMembers(world, 'delay');
+        const arrivals = watchArrivals(world, 'delay');
+        const lost = Date.now();
+        await world.client.delete(SANDBOXES, world.ns, victim?.metadata.name ?? '');
+        await eventually(async () => {
+          const m = live(await listMembers(world, 'delay'));
+          return m.length === 2 && !m.some((s) => s.metadata.uid === victim?.metadata.uid)
+            ? true
+            : undefined;
+        }, 60_000);
+        arrivals.stop();
+        const replaced = arrivals.times.at(-1) ?? 0;
+        expect(replaced - lost).toBeGreaterThanOrEqual(REPLENISH_DELAY_MS - 250);
+      });
+
+      it('TestSandboxWarmPoolOverCreation: a member unschedulable past the readiness grace is held (not replaced), with WarmPoolNotProgressing, then WarmPoolProgressing once it runs', async () => {
+        const template = newTemplate(world.ns, 'tpl-stuck', {
+          podTemplate: {
+            ...testPodTemplate(),
+            spec: { ...testPodTemplate().spec, schedulerName: SCRIPTED_SCHEDULER },
+          },
+        });
+        await createTemplate(world, template);
+        await createPool(world, newPool(world.ns, 'stuck', 'tpl-stuck', { replicas: 1 }));
+        const [member] = await eventually(async () => {
+          const m = live(await listMembers(world, 'stuck'));
+          return m.length === 1 ? m : undefined;
+        });
+        const name = member?.metadata.name ?? '';
+        await eventually(() =>
+          setPodStatus(world.client, world.ns, name, {
+            phase: 'Pending',
+            conditions: [
+              {
+                type: 'PodScheduled',
+                status: 'False',
+                reason: 'Unschedulable',
+                message: '0/1 nodes are available',
+                lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+              },
+            ],
+          }).then(() => true),
+        );
+        const poolEvents = async (reason: string): Promise<(Event & KubeObject)[]> =>
+          (await world.client.list<Event & KubeObject>(EVENTS, world.ns)).items.filter(
+            (e) => e.involvedObject.name === 'stuck' && e.reason === reason,
+          );
+        const [warning] = await eventually(async () => {
+          const e = await poolEvents('WarmPoolNotProgressing');
+          return e.length > 0 ? e : undefined;
+        }, 60_000);
+        expect(warning).toMatchObject({
+          type: 'Warning',
+          action: 'Reconciling',
+          message:
+            '1/1 sandboxes are unschedulable past the 4s readiness grace period; holding them instead of replacing (replacements would be equally unschedulable)',
+          involvedObject: { kind: 'SandboxWarmPool' },
+        });
+        // Held, not replaced as stuck.
+        expect(live(await listMembers(world, 'stuck')).map((s) => s.metadata.name)).toEqual([name]);
+        await setPodStatus(world.client, world.ns, name, runningPodStatus('10.244.7.7'));
+        const [recovered] = await eventually(async () => {
+          const e = await poolEvents('WarmPoolProgressing');
+          return e.length > 0 ? e : undefined;
+        }, 60_000);
+        expect(recovered).toMatchObject({
+          type: 'Normal',
+          message: 'Warm pool is progressing again',
+        });
+        expect(await poolEvents('WarmPoolNotProgressing')).toHaveLength(1);
+      });
+    });
+  });
+}
