@@ -7,8 +7,7 @@ import { Labels, nameHash } from '@agent-sandbox/api';
 import { EVENTS } from '@agent-sandbox/kube';
 import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- the scenario suites choose their target
-import type { TestTarget } from '../../../../../test/support/target.ts';
+import type { TestTarget } from '../../testing/target.ts';
 import type { SandboxObj } from '../../extensions/resources.ts';
 import { SANDBOXES } from '../../sandbox/child-writes.ts';
 import {
