@@ -1,5 +1,5 @@
 // Spec §21.4 sandboxwarmpool_controller_test.go / _overcreation_test.go on the pure plan.
-import { Labels, nameHash } from '@agent-sandbox/api';
+import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
 import { describe, expect, it } from 'vitest';
 import type { PoolObject, SandboxObj, TemplateObject } from '../extensions/resources.ts';
 import { newMember } from './member.ts';
@@ -159,5 +159,24 @@ describe('planPool', () => {
   it('slowStartBatches: 1, 2, 4, … trimmed to n', () => {
     expect(slowStartBatches(0)).toEqual([]);
     expect(slowStartBatches(10)).toEqual([1, 2, 4, 3]);
+  });
+});
+
+describe('newMember', () => {
+  const evict = (enableEviction: boolean, value: string | undefined): string | undefined => {
+    const tpl = structuredClone(template);
+    if (value !== undefined)
+      tpl.spec.podTemplate.metadata = { annotations: { [Annotations.SafeToEvict]: value } };
+    const member = newMember(pool(), tpl, { enableEviction });
+    return member.spec.podTemplate.metadata?.annotations?.[Annotations.SafeToEvict];
+  };
+
+  it('eviction annotation matrix (flag × template value): the flag adds "true" only where the template says nothing', () => {
+    expect(evict(true, undefined)).toBe('true');
+    expect(evict(true, 'false')).toBe('false');
+    expect(evict(true, 'true')).toBe('true');
+    expect(evict(false, undefined)).toBeUndefined();
+    expect(evict(false, 'false')).toBe('false');
+    expect(evict(false, 'true')).toBe('true');
   });
 });

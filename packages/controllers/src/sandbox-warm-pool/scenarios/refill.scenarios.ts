@@ -64,6 +64,14 @@ export function defineRefillScenarios(target: TestTarget): void {
     afterAll(async () => {
       await world?.close();
     });
+    // Pods no scheduler or kubelet touches: the test decides their state.
+    const scriptedTemplate = (name: string): ReturnType<typeof newTemplate> =>
+      newTemplate(world.ns, name, {
+        podTemplate: {
+          ...testPodTemplate(),
+          spec: { ...testPodTemplate().spec, schedulerName: SCRIPTED_SCHEDULER },
+        },
+      });
 
     describe.concurrent('TestSandboxWarmPoolReconcile', () => {
       it('TestSandboxWarmPoolReconcile: refill rate pacing — a new pool of 8 fills at --sandbox-warm-pool-max-refill-rate (2/s after a full bucket of 2)', async () => {
@@ -100,14 +108,26 @@ export function defineRefillScenarios(target: TestTarget): void {
         expect(replaced - lost).toBeGreaterThanOrEqual(REPLENISH_DELAY_MS - 250);
       });
 
-      it('TestSandboxWarmPoolOverCreation: a member unschedulable past the readiness grace is held (not replaced), with WarmPoolNotProgressing, then WarmPoolProgressing once it runs', async () => {
-        const template = newTemplate(world.ns, 'tpl-stuck', {
-          podTemplate: {
-            ...testPodTemplate(),
-            spec: { ...testPodTemplate().spec, schedulerName: SCRIPTED_SCHEDULER },
-          },
+      it('TestSandboxWarmPoolStuckGC: a member not Ready past the readiness grace (and not unschedulable) is deleted and replaced', async () => {
+        await createTemplate(world, scriptedTemplate('tpl-gc'));
+        await createPool(world, newPool(world.ns, 'gc', 'tpl-gc', { replicas: 1 }));
+        const [stuck] = await eventually(async () => {
+          const m = live(await listMembers(world, 'gc'));
+          return m.length === 1 ? m : undefined;
         });
-        await createTemplate(world, template);
+        const replacement = await eventually(async () => {
+          const m = live(await listMembers(world, 'gc'));
+          return m.length === 1 && m[0]?.metadata.uid !== stuck?.metadata.uid ? m[0] : undefined;
+        }, 60_000);
+        const age =
+          Date.parse(replacement.metadata.creationTimestamp ?? '') -
+          Date.parse(stuck?.metadata.creationTimestamp ?? '');
+        // Timestamps have whole seconds: the replacement came no earlier than the grace.
+        expect(age).toBeGreaterThanOrEqual(READINESS_GRACE_MS - 1_000);
+      });
+
+      it('TestSandboxWarmPoolOverCreation: a member unschedulable past the readiness grace is held (not replaced), with WarmPoolNotProgressing, then WarmPoolProgressing once it runs', async () => {
+        await createTemplate(world, scriptedTemplate('tpl-stuck'));
         await createPool(world, newPool(world.ns, 'stuck', 'tpl-stuck', { replicas: 1 }));
         const [member] = await eventually(async () => {
           const m = live(await listMembers(world, 'stuck'));
