@@ -21,6 +21,8 @@ export interface RunOptions {
   controllerArgs: readonly string[];
   logDir: string;
   log: (m: string) => void;
+  /** After the main run, step the rate up until p99 breaks 500 ms. */
+  steps?: StepOptions;
 }
 
 export interface RunResult {
@@ -43,6 +45,28 @@ export interface RunResult {
   controllerPeakRssMb: number | undefined;
   apiserverCpuSeconds: Record<string, number>;
   points: [number, number, number][];
+  /** The rate-stepping phase (empty without --step). */
+  steps: StepResult[];
+  /** The highest asked rate whose step held (p99 ≤ 500 ms, ≥ 90 % of the rate achieved). */
+  highestSustainedRate: number | undefined;
+}
+
+export interface StepOptions {
+  /** First rate (claims/s), multiplied by `factor` each step. */
+  from: number;
+  factor: number;
+  /** Seconds of claims per step (count = rate × seconds, at most the pool). */
+  seconds: number;
+  /** Stop after this rate even if it held. */
+  max: number;
+}
+
+export interface StepResult {
+  rate: number;
+  achievedRate: number;
+  claims: number;
+  client: Percentiles | undefined;
+  held: boolean;
 }
 
 type Claim = KubeObject & {
@@ -97,7 +121,7 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
     ['--extensions', ...o.controllerArgs],
   );
   try {
-    const group = 'extensions.agents.x-k8s.io/v1beta1';
+    const group = GROUP;
     await client.create(SANDBOX_TEMPLATES, {
       apiVersion: group,
       kind: 'SandboxTemplate',
@@ -139,56 +163,8 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
     const before = await controller.metrics();
     const cpuBefore = cpuSnapshot({ controller: controller.pid, ...target.pids });
 
-    const sent = new Map<string, number>();
-    const readyAt = new Map<string, number>();
-    const list = await client.list<Claim>(SANDBOX_CLAIMS, ns);
-    const abort = new AbortController();
-    // Re-watched from the last resourceVersion seen whenever the server ends the stream.
-    const watching = (async () => {
-      let rv = list.metadata.resourceVersion ?? '0';
-      while (!abort.signal.aborted) {
-        try {
-          for await (const ev of client.watch<Claim>(SANDBOX_CLAIMS, ns, {
-            resourceVersion: rv,
-            signal: abort.signal,
-          })) {
-            if (ev.type === 'BOOKMARK') continue;
-            const obj = ev.object as Claim;
-            rv = obj.metadata.resourceVersion ?? rv;
-            const name = obj.metadata.name ?? '';
-            if (!readyAt.has(name) && isReady(obj)) readyAt.set(name, performance.now());
-          }
-        } catch {
-          await sleep(100);
-        }
-      }
-    })();
-    const start = performance.now();
-    const creates: Promise<unknown>[] = [];
-    for (let i = 0; i < o.claims; i++) {
-      const due = start + (i * 1000) / o.rate;
-      const wait = due - performance.now();
-      if (wait > 1) await sleep(wait);
-      const name = `c-${String(i).padStart(5, '0')}`;
-      sent.set(name, performance.now());
-      creates.push(
-        client.create(SANDBOX_CLAIMS, {
-          apiVersion: group,
-          kind: 'SandboxClaim',
-          metadata: {
-            name,
-            namespace: ns,
-            annotations: { 'agents.x-k8s.io/client-first-requested-at': new Date().toISOString() },
-          },
-          spec: { warmPoolRef: { name: 'bench' } },
-        } as KubeObject),
-      );
-    }
-    await Promise.all(creates);
-    const achievedRate = Math.round((o.claims / ((performance.now() - start) / 1000)) * 10) / 10;
-    while (readyAt.size < o.claims && performance.now() - start < 10 * 60_000) await sleep(200);
-    abort.abort();
-    await watching;
+    const wave = await claimWave(client, ns, { rate: o.rate, count: o.claims, prefix: 'c' });
+    const { sent, readyAt, start, achievedRate } = wave;
     await sleep(1_500); // the first-ready annotations follow the status writes
     const after = await controller.metrics();
     const cpu = cpuUsed(cpuBefore, cpuSnapshot({ controller: controller.pid, ...target.pids }));
@@ -217,6 +193,7 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
     const w1 = writes(after);
     const writesByVerb: Record<string, number> = {};
     for (const [k, v] of w1) writesByVerb[k] = v - (w0.get(k) ?? 0);
+    const steps = o.steps === undefined ? [] : await stepRates(client, ns, o, target.name);
     return {
       target: target.name,
       pool: o.pool,
@@ -248,9 +225,158 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
         Object.entries(cpu).filter(([k]) => k !== 'controller'),
       ),
       points,
+      steps,
+      highestSustainedRate: highestSustained(steps),
     };
   } finally {
     await controller.stop();
     await kubelet?.stop();
   }
+}
+
+const GROUP = 'extensions.agents.x-k8s.io/v1beta1';
+const STEP_P99_LIMIT_MS = 500;
+
+interface Wave {
+  sent: Map<string, number>;
+  readyAt: Map<string, number>;
+  start: number;
+  achievedRate: number;
+}
+
+/** Creates `count` claims open-loop at `rate`/s and waits (10 min at most) until all are Ready. */
+async function claimWave(
+  client: KubeClient,
+  ns: string,
+  w: { rate: number; count: number; prefix: string; labels?: Record<string, string> },
+): Promise<Wave> {
+  const sent = new Map<string, number>();
+  const readyAt = new Map<string, number>();
+  const list = await client.list<Claim>(SANDBOX_CLAIMS, ns);
+  const abort = new AbortController();
+  // Re-watched from the last resourceVersion seen whenever the server ends the stream.
+  const watching = (async () => {
+    let rv = list.metadata.resourceVersion ?? '0';
+    while (!abort.signal.aborted) {
+      try {
+        for await (const ev of client.watch<Claim>(SANDBOX_CLAIMS, ns, {
+          resourceVersion: rv,
+          signal: abort.signal,
+        })) {
+          if (ev.type === 'BOOKMARK') continue;
+          const obj = ev.object as Claim;
+          rv = obj.metadata.resourceVersion ?? rv;
+          const name = obj.metadata.name ?? '';
+          if (!readyAt.has(name) && isReady(obj)) readyAt.set(name, performance.now());
+        }
+      } catch {
+        await sleep(100);
+      }
+    }
+  })();
+  const start = performance.now();
+  const creates: Promise<unknown>[] = [];
+  for (let i = 0; i < w.count; i++) {
+    const due = start + (i * 1000) / w.rate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const name = `${w.prefix}-${String(i).padStart(5, '0')}`;
+    sent.set(name, performance.now());
+    creates.push(
+      client.create(SANDBOX_CLAIMS, {
+        apiVersion: GROUP,
+        kind: 'SandboxClaim',
+        metadata: {
+          name,
+          namespace: ns,
+          ...(w.labels !== undefined ? { labels: w.labels } : {}),
+          annotations: { 'agents.x-k8s.io/client-first-requested-at': new Date().toISOString() },
+        },
+        spec: { warmPoolRef: { name: 'bench' } },
+      } as KubeObject),
+    );
+  }
+  await Promise.all(creates);
+  const achievedRate = Math.round((w.count / ((performance.now() - start) / 1000)) * 10) / 10;
+  const done = (): boolean => [...sent.keys()].every((n) => readyAt.has(n));
+  while (!done() && performance.now() - start < 10 * 60_000) await sleep(200);
+  abort.abort();
+  await watching;
+  return { sent, readyAt, start, achievedRate };
+}
+
+async function waitPoolReady(client: KubeClient, ns: string, size: number): Promise<void> {
+  const start = performance.now();
+  for (;;) {
+    const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
+      SANDBOX_WARM_POOLS,
+      ns,
+      'bench',
+    );
+    if ((pool.status?.readyReplicas ?? 0) >= size) return;
+    if (performance.now() - start > 20 * 60_000)
+      throw new Error('the pool did not get Ready in 20 min');
+    await sleep(1_000);
+  }
+}
+
+/**
+ * The rate-stepping phase: with the pool refilled before each step, `rate × seconds` claims at
+ * `rate`/s; the step holds when the client-watch p99 stays within 500 ms and the creates kept up
+ * (≥ 90 % of the rate). Stops at the first step that breaks, or after `max`. The claims of a step
+ * are deleted before the next (their Sandboxes go with them).
+ */
+async function stepRates(
+  client: KubeClient,
+  ns: string,
+  o: RunOptions,
+  name: string,
+): Promise<StepResult[]> {
+  const s = o.steps;
+  if (s === undefined) return [];
+  const out: StepResult[] = [];
+  await deleteClaims(client, ns);
+  for (let rate = s.from, i = 0; rate <= s.max; rate = Math.round(rate * s.factor * 10) / 10, i++) {
+    await waitPoolReady(client, ns, o.pool);
+    const count = Math.max(1, Math.min(o.pool, Math.round(rate * s.seconds)));
+    const label = { 'bench.agent-sandbox.dev/step': String(i) };
+    const wave = await claimWave(client, ns, { rate, count, prefix: `s${i}`, labels: label });
+    const ms = [...wave.sent].flatMap(([n, at]) => {
+      const r = wave.readyAt.get(n);
+      return r === undefined ? [] : [r - at];
+    });
+    const client99 = percentiles(ms);
+    const held =
+      ms.length === count &&
+      (client99?.p99 ?? Infinity) <= STEP_P99_LIMIT_MS &&
+      wave.achievedRate >= 0.9 * rate;
+    out.push({ rate, achievedRate: wave.achievedRate, claims: count, client: client99, held });
+    o.log(
+      `${name}: step ${rate}/s (${count} claims, achieved ${wave.achievedRate}/s): ` +
+        `p50/p90/p99 ${client99?.p50}/${client99?.p90}/${client99?.p99} ms — ${held ? 'held' : 'broke'}`,
+    );
+    await deleteClaims(client, ns, `bench.agent-sandbox.dev/step=${i}`);
+    if (!held) break;
+  }
+  return out;
+}
+
+/** Deletes the claims (of `selector`), 50 at a time; their Sandboxes go through owner GC. */
+async function deleteClaims(client: KubeClient, ns: string, selector?: string): Promise<void> {
+  const list = await client.list<Claim>(SANDBOX_CLAIMS, ns, {
+    ...(selector !== undefined ? { labelSelector: selector } : {}),
+  });
+  const names = list.items.map((c) => c.metadata.name ?? '');
+  for (let i = 0; i < names.length; i += 50) {
+    await Promise.all(
+      names
+        .slice(i, i + 50)
+        .map((n) => client.delete(SANDBOX_CLAIMS, ns, n).catch(() => undefined)),
+    );
+  }
+}
+
+export function highestSustained(steps: readonly StepResult[]): number | undefined {
+  const held = steps.filter((x) => x.held).map((x) => x.rate);
+  return held.length === 0 ? undefined : Math.max(...held);
 }

@@ -120,91 +120,101 @@ export function defineClaimInterleavings(target: TestTarget): void {
       await ct?.close();
     });
 
-    it('SIGKILL between the cold create and the status write, the create landing after the restart: the claim keeps its recorded cold Sandbox, the warm one stays in the pool', async () => {
-      const { client, namespace: ns } = ct;
-      await createPool(client, ns, 1);
-      const first = await start();
-      // The member's Pod does not run yet: the claim finds no networked candidate and goes cold.
-      const [warm] = await eventually(async () => {
-        const m = await members(client, ns);
-        return m.length === 1 ? m : undefined;
-      });
-      const held = gate.holdNext('POST', /\/sandboxes(\?|$)/);
-      await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
-      const create = await held.arrived;
-      expect(create.name).toBe('c');
-      await first.kill();
-      // Now a Ready warm candidate exists when the next manager's first pass runs.
-      await runPods(client, ns, [warm?.metadata.name ?? '']);
-      await start();
-      await runPods(client, ns, ['c']);
-      await claimWhere(client, ns, 'c', readyOn('c'));
-      // The dead manager's create lands last: the Sandbox exists already.
-      expect(await held.release()).toBe(409);
-      const after = await members(client, ns);
-      expect(after.map((s) => s.metadata.name)).toEqual([warm?.metadata.name]);
-      expect(controller(after[0] as KubeObject)).toBe('SandboxWarmPool');
-      const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
-        (s) => controller(s) === 'SandboxClaim',
-      );
-      expect(owned.map((s) => s.metadata.name)).toEqual(['c']);
-    });
-
-    it("the claim and Sandbox caches lag the claim's adoption and a pool event wakes it: no cold create beside the adopted Sandbox", async () => {
-      const { client, namespace: ns } = ct;
-      await createPool(client, ns, 1);
-      await start();
-      const [warm] = await eventually(async () => {
-        const m = await members(client, ns);
-        return m.length === 1 ? m : undefined;
-      });
-      const warmName = warm?.metadata.name ?? '';
-      await runPods(client, ns, [warmName]);
-      await eventually(async () => {
-        const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
-          SANDBOX_WARM_POOLS,
-          ns,
-          'pool',
+    it(
+      'SIGKILL between the cold create and the status write, the create landing after the restart: the claim keeps its recorded cold Sandbox, the warm one stays in the pool',
+      { timeout: 240_000 },
+      async () => {
+        const { client, namespace: ns } = ct;
+        await createPool(client, ns, 1);
+        const first = await start();
+        // The member's Pod does not run yet: the claim finds no networked candidate and goes cold.
+        const [warm] = await eventually(async () => {
+          const m = await members(client, ns);
+          return m.length === 1 ? m : undefined;
+        });
+        const held = gate.holdNext('POST', /\/sandboxes(\?|$)/);
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        const create = await held.arrived;
+        expect(create.name).toBe('c');
+        await first.kill();
+        // Now a Ready warm candidate exists when the next manager's first pass runs.
+        await runPods(client, ns, [warm?.metadata.name ?? '']);
+        await start();
+        await runPods(client, ns, ['c']);
+        await claimWhere(client, ns, 'c', readyOn('c'));
+        // The dead manager's create lands last: the Sandbox exists already.
+        expect(await held.release()).toBe(409);
+        const after = await members(client, ns);
+        expect(after.map((s) => s.metadata.name)).toEqual([warm?.metadata.name]);
+        expect(controller(after[0] as KubeObject)).toBe('SandboxWarmPool');
+        const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
+          (s) => controller(s) === 'SandboxClaim',
         );
-        return pool.status?.readyReplicas === 1 ? true : undefined;
-      }, 60_000);
-      // From the claim's ADDED event on, the manager sees no claim or Sandbox change.
-      const pause = gate.pauseWatchesAfter(
-        /\/(sandboxclaims|sandboxes)\?/,
-        (e) =>
-          e.type === 'ADDED' && e.object.kind === 'SandboxClaim' && e.object.metadata.name === 'c',
-      );
-      await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
-      await pause.paused;
-      await claimWhere(client, ns, 'c', readyOn(warmName));
-      const mark = gate.writes.length;
-      // A generation change of the pool maps to its claims unbound in the (stale) claim cache.
-      await client.patch(SANDBOX_WARM_POOLS, ns, 'pool', {
-        type: 'merge',
-        body: { spec: { replicas: 2 } },
-      });
-      const next = await eventually(() =>
-        gate.writes
-          .slice(mark)
-          .find(
-            (w) =>
-              (w.method === 'POST' && w.name === 'c') ||
-              (w.method === 'PUT' && /\/sandboxclaims\/c(\?|$)/.test(w.path) && w.status !== 0),
-          ),
-      );
-      // The stale pass tried to record its choice and lost to the recorded adoption.
-      expect(next).toMatchObject({ method: 'PUT', status: 409 });
-      pause.resume();
-      const replacement = await eventually(async () =>
-        (await members(client, ns)).find((s) => s.metadata.name !== warmName),
-      );
-      await runPods(client, ns, [replacement.metadata.name ?? '']);
-      await claimWhere(client, ns, 'c', readyOn(warmName));
-      expect(gate.writes.filter((w) => w.method === 'POST' && w.name === 'c')).toEqual([]);
-      const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
-        (s) => controller(s) === 'SandboxClaim',
-      );
-      expect(owned.map((s) => s.metadata.name)).toEqual([warmName]);
-    });
+        expect(owned.map((s) => s.metadata.name)).toEqual(['c']);
+      },
+    );
+
+    it(
+      "the claim and Sandbox caches lag the claim's adoption and a pool event wakes it: no cold create beside the adopted Sandbox",
+      { timeout: 240_000 },
+      async () => {
+        const { client, namespace: ns } = ct;
+        await createPool(client, ns, 1);
+        await start();
+        const [warm] = await eventually(async () => {
+          const m = await members(client, ns);
+          return m.length === 1 ? m : undefined;
+        });
+        const warmName = warm?.metadata.name ?? '';
+        await runPods(client, ns, [warmName]);
+        await eventually(async () => {
+          const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
+            SANDBOX_WARM_POOLS,
+            ns,
+            'pool',
+          );
+          return pool.status?.readyReplicas === 1 ? true : undefined;
+        }, 60_000);
+        // From the claim's ADDED event on, the manager sees no claim or Sandbox change.
+        const pause = gate.pauseWatchesAfter(
+          /\/(sandboxclaims|sandboxes)\?/,
+          (e) =>
+            e.type === 'ADDED' &&
+            e.object.kind === 'SandboxClaim' &&
+            e.object.metadata.name === 'c',
+        );
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        await pause.paused;
+        await claimWhere(client, ns, 'c', readyOn(warmName));
+        const mark = gate.writes.length;
+        // A generation change of the pool maps to its claims unbound in the (stale) claim cache.
+        await client.patch(SANDBOX_WARM_POOLS, ns, 'pool', {
+          type: 'merge',
+          body: { spec: { replicas: 2 } },
+        });
+        const next = await eventually(() =>
+          gate.writes
+            .slice(mark)
+            .find(
+              (w) =>
+                (w.method === 'POST' && w.name === 'c') ||
+                (w.method === 'PUT' && /\/sandboxclaims\/c(\?|$)/.test(w.path) && w.status !== 0),
+            ),
+        );
+        // The stale pass tried to record its choice and lost to the recorded adoption.
+        expect(next).toMatchObject({ method: 'PUT', status: 409 });
+        pause.resume();
+        const replacement = await eventually(async () =>
+          (await members(client, ns)).find((s) => s.metadata.name !== warmName),
+        );
+        await runPods(client, ns, [replacement.metadata.name ?? '']);
+        await claimWhere(client, ns, 'c', readyOn(warmName));
+        expect(gate.writes.filter((w) => w.method === 'POST' && w.name === 'c')).toEqual([]);
+        const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
+          (s) => controller(s) === 'SandboxClaim',
+        );
+        expect(owned.map((s) => s.metadata.name)).toEqual([warmName]);
+      },
+    );
   });
 }
