@@ -4,7 +4,8 @@
 // create → commands.run → files write/read/list/exists → terminate in each connection mode it
 // offers for the legacy runtime: Direct (the router's URL from endpoints.json), its default
 // LocalTunnel (`kubectl port-forward svc/sandbox-router-svc -n agent-sandbox-system`, ADR 0027)
-// and InCluster (the Pod IP on the bridge, no router).
+// and InCluster (the Pod IP on the bridge, no router). Through the router, a command after the
+// Sandbox was suspended wakes it (wake-on-request) and is served.
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage } from '@agent-sandbox/kubelet/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -120,6 +121,8 @@ describe.skipIf(!ready)('k8s-agent-sandbox 1.0.8 (PyPI) against agent-sandbox up
         ROUTER_URL: endpoints.router,
         WARMPOOL: 'busybox-pool',
         MODE: mode,
+        // Through the router, a command after suspending wakes the Sandbox.
+        SUSPEND: mode === 'in-cluster' ? '0' : '1',
       });
       if (r.code !== 0)
         throw new Error(`python exited ${r.code}:\n${r.stderr}\n--- up:\n${upOut.slice(-4000)}`);
@@ -134,6 +137,7 @@ describe.skipIf(!ready)('k8s-agent-sandbox 1.0.8 (PyPI) against agent-sandbox up
         missing: false,
         // The daemon's root is the busybox container's own /workspace.
         seen: 'sdk-bytes',
+        woke: mode === 'in-cluster' ? null : 'woke-up\n',
       });
       // terminate() deleted the claim.
       const claim = await run(

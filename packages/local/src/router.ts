@@ -1,5 +1,5 @@
 // The sandbox router as a component of the embedded mode (ADR 0027): it runs in this process on
-// loopback with the Pod IP cache on, its URL is the `router` endpoint, and with a node it is
+// loopback with the Pod IP cache and wake-on-request on, its URL is the `router` endpoint, and with a node it is
 // published as cluster installs publish it (router-objects.ts), so the Python SDK's default mode
 // — `kubectl port-forward svc/sandbox-router-svc -n agent-sandbox-system` — reaches it: the API
 // server forwards to the node's streaming server, which dials the mirror Pod's port in the host's
@@ -43,6 +43,8 @@ export interface EmbeddedRouterOptions {
   nodeName?: string;
   /** Per-sandbox host names `<port>-<sandbox>.<namespace>.<domain>`. */
   sandboxDomain?: string;
+  /** Wake-on-request: how long a request for a suspended Sandbox waits for it. @default 60_000 */
+  wakeTimeoutMs?: number;
   accessLog?: (entry: AccessLogEntry) => void;
 }
 
@@ -57,6 +59,7 @@ export function routerComponent(o: EmbeddedRouterOptions = {}): Component {
           proxy: o.proxy ?? { host: '127.0.0.1', port: 0 },
           client,
           cacheEnabled: true,
+          wakeTimeoutMs: o.wakeTimeoutMs ?? 60_000,
           ...(o.sandboxDomain ? { sandboxDomain: o.sandboxDomain } : {}),
           ...(o.accessLog ? { accessLog: o.accessLog } : {}),
         });

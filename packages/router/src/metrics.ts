@@ -40,6 +40,13 @@ export class RouterMetrics {
     labelNames: ['sandbox_namespace'],
     registers: [this.registry],
   });
+  /** Beyond upstream: requests that waited for a Sandbox to resume (wake.ts). */
+  readonly wakes = new Counter({
+    name: 'sandbox_router_wakes_total',
+    help: 'Requests that found their Sandbox suspended or not ready and waited for it',
+    labelNames: ['sandbox_namespace', 'outcome'],
+    registers: [this.registry],
+  });
   readonly authz = new Counter({
     name: 'sandbox_router_authz_decisions_total',
     help: 'Authorization decisions',

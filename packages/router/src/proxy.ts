@@ -16,6 +16,7 @@ import { RouterError } from './errors.ts';
 import { errorReason, type RouterMetrics } from './metrics.ts';
 import type { PodIpCache } from './pod-cache.ts';
 import { hostRoute, parseRoute, type RouteTarget } from './routing.ts';
+import type { SandboxWaker } from './wake.ts';
 
 export interface AccessLogEntry {
   method: string;
@@ -47,6 +48,8 @@ export interface ProxyDeps {
   /** Beyond upstream: `<port>-<sandbox>.<namespace>.<domain>` routing. */
   sandboxDomain?: string;
   accessLog?: (entry: AccessLogEntry) => void;
+  /** Beyond upstream: resume suspended Sandboxes on request (wake.ts). */
+  waker?: SandboxWaker;
 }
 
 const HOP_BY_HOP = new Set([
@@ -72,7 +75,7 @@ const DROPPED = new Set([
 type Resolved = {
   host: string;
   port: number;
-  source: 'pod-ip' | 'cache' | 'cache-name' | 'dns';
+  source: 'pod-ip' | 'cache' | 'cache-name' | 'dns' | 'wake';
   evictKey?: string;
 };
 
@@ -189,6 +192,21 @@ async function prepare(
       detail: err instanceof Error ? err.message : String(err),
       namespace: t.namespace,
     };
+  }
+  // A Sandbox that does not serve now (suspended, or not Ready yet): resume it and wait, then
+  // dial the IP it reports (a pod-IP header from before the suspension is stale by then).
+  if (deps.waker?.needsWake(t.namespace, t.id)) {
+    const woken = await deps.waker.wake(
+      t.namespace,
+      t.id,
+      AbortSignal.timeout(deps.proxyTimeoutMs),
+    );
+    deps.metrics.wakes.inc({
+      sandbox_namespace: t.namespace,
+      outcome: woken.ok ? 'ready' : woken.status === 504 ? 'timeout' : 'failed',
+    });
+    if (!woken.ok) return { status: woken.status, detail: woken.detail, namespace: t.namespace };
+    return { target: t, resolved: { host: woken.ip, port: t.port, source: 'wake' } };
   }
   return { target: t, resolved: resolveTarget(t, deps.cache, deps.clusterDomain) };
 }

@@ -14,6 +14,7 @@ import {
 import { InvalidOptionError } from './errors.ts';
 import { RouterMetrics } from './metrics.ts';
 import { PodIpCache } from './pod-cache.ts';
+import { SandboxWaker } from './wake.ts';
 import { handleRequest, handleUpgrade, type AccessLogEntry, type ProxyDeps } from './proxy.ts';
 
 export type AuthzMode = 'allow-all' | 'tokenreview' | 'scoped-token';
@@ -57,6 +58,11 @@ export interface RouterOptions {
   };
   /** Secret for scoped-token mode (≥ 32 bytes). */
   scopedTokenSecret?: string;
+  /**
+   * Beyond upstream: a request for a suspended (or not yet Ready) Sandbox resumes it and waits up
+   * to this long for Ready; 0 = off. Needs `client`. @default 0
+   */
+  wakeTimeoutMs?: number;
   /** Beyond upstream: serve `<port>-<sandbox>.<namespace>.<sandboxDomain>` hosts. */
   sandboxDomain?: string;
   accessLog?: (entry: AccessLogEntry) => void;
@@ -132,6 +138,24 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
       );
     }
   }
+  let waker: SandboxWaker | undefined;
+  if (o.wakeTimeoutMs) {
+    if (!o.client) throw new InvalidOptionError('wake-on-request needs a Kubernetes client');
+    waker = new SandboxWaker({
+      client: o.client,
+      timeoutMs: o.wakeTimeoutMs,
+      ...(o.cacheNamespace ? { namespace: o.cacheNamespace } : {}),
+    });
+    void waker.informer.run(stop.signal).catch(() => undefined);
+    try {
+      await waker.informer.waitForSync(AbortSignal.any([stop.signal, AbortSignal.timeout(60_000)]));
+    } catch (err: unknown) {
+      stop.abort();
+      throw new InvalidOptionError(
+        `sandbox cache did not sync within 60s (check sandboxes get/list/watch RBAC): ${String(err)}`,
+      );
+    }
+  }
   const agent = new Agent({
     keepAlive: true,
     maxSockets: Infinity,
@@ -154,6 +178,7 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
     maxRequestBodyBytes: o.maxRequestBodyBytes ?? 0,
     ...(o.sandboxDomain ? { sandboxDomain: o.sandboxDomain } : {}),
     ...(o.accessLog ? { accessLog: o.accessLog } : {}),
+    ...(waker ? { waker } : {}),
   };
   const servers: Server[] = [];
   let ready = false;
