@@ -3,7 +3,7 @@
 // Sandboxes that know nothing of the daemon (the node agent injects sandboxd), and the SDK's
 // create → commands.run → files write/read/list/exists → terminate in each connection mode it
 // offers for the legacy runtime: Direct (the router's URL from endpoints.json), its default
-// LocalTunnel (`kubectl port-forward svc/sandbox-router-svc -n agent-sandbox-system`, ADR 0027)
+// LocalTunnel (`kubectl port-forward svc/sandbox-router-svc -n agent-sandbox-system`, ADR 0028)
 // and InCluster (the Pod IP on the bridge, no router). Through the router, a command after the
 // Sandbox was suspended wakes it (wake-on-request) and is served.
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';

@@ -1,4 +1,4 @@
-// The sandbox router as a component of the embedded mode (ADR 0027): it runs in this process on
+// The sandbox router as a component of the embedded mode (ADR 0028): it runs in this process on
 // loopback with the Pod IP cache and wake-on-request on, its URL is the `router` endpoint, and with a node it is
 // published as cluster installs publish it (router-objects.ts), so the Python SDK's default mode
 // — `kubectl port-forward svc/sandbox-router-svc -n agent-sandbox-system` — reaches it: the API
