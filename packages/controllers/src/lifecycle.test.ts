@@ -1,4 +1,5 @@
-// §21.4 internal/lifecycle/expiry_test.go and the §16 helpers.
+// §21.4 internal/lifecycle/expiry_test.go and the lifecycle helpers (shutdownTime, ttl after
+// finished; spec §16).
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '@agent-sandbox/api';
 import { expireAt, finishedCondition, needsCleanup, timeLeft } from './lifecycle.ts';

@@ -3,7 +3,8 @@
 // `message` is `(*field.Error).ErrorBody()`, i.e. everything after "<field>: ". The rendering is
 // that of the kube-apiserver we are compared with (v1.36), whose ErrorBody was rewritten by
 // kubernetes/kubernetes#132314 (k8s.io/apimachinery/pkg/util/validation/field/errors.go), so
-// it differs from §7.3's 1.32 table in the value: JSON instead of Go syntax, nil as `null`.
+// it differs from kube-apiserver 1.32's messages (semantics §7.3 lists those) in the value: JSON
+// instead of Go syntax, nil as `null`.
 import type { CauseType } from '@agent-sandbox/kube-types';
 import { goJSON, goNumber, goQuote } from './go-format.ts';
 

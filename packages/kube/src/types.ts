@@ -40,7 +40,7 @@ export interface JsonPatchOperation {
   from?: string;
 }
 
-/** The four patch types of semantics §5, each with its content type. */
+/** The four patch types kube-apiserver accepts (JSON merge, JSON, strategic merge, apply; semantics §5), each with its content type. */
 export type Patch =
   | { type: 'merge'; body: Record<string, unknown> }
   | { type: 'json'; ops: JsonPatchOperation[] }

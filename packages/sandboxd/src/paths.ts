@@ -22,7 +22,11 @@ export function isWithin(root: string, p: string): boolean {
   return p === root || p.startsWith(root === '/' ? '/' : `${root}/`);
 }
 
-/** The lexical join of §4.5 step 3, without touching the disk. */
+/**
+ * The user path cleaned lexically and joined under `root`, without touching the disk (dataplane
+ * §4.5 step 3): a path equal to root is `.`, one already under root loses that prefix, a leading
+ * `/` re-roots, and a relative `..` is kept for the containment check to refuse.
+ */
 export function joinUnderRoot(root: string, userPath: string): string {
   let cleaned = path.posix.normalize(userPath === '' ? '.' : userPath);
   if (cleaned === root) cleaned = '.';

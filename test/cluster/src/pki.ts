@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClusterError } from './errors.ts';
 
-/** Files written by createPki; names follow the recipe's §3.5. */
+/** Files written by createPki: ca, apiserver, admin certificate and key, the SA key pair (recipe §3.5). */
 export interface PkiFiles {
   caCert: string;
   caKey: string;

@@ -1,7 +1,8 @@
 // Round-trip properties over realistic objects and upstream's example manifests (read from
 // ../shared/upstream/examples at test time, never copied): v1alpha1→v1beta1→v1alpha1 is exact;
 // v1beta1→v1alpha1→v1beta1 is exact apart from the state annotation the hub keeps and the losses
-// the spec names (§3.4 nodeName, §5.4 claim volumeClaimTemplates, §6.2 observedGeneration, and
+// v1alpha1 has no field for (Sandbox status.nodeName, SandboxClaim volumeClaimTemplates,
+// SandboxWarmPool status.observedGeneration: spec §3.4, §5.4, §6.2), and the
 // v1beta1 schema defaults the v1alpha1 form makes explicit).
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -42,7 +42,8 @@ export function sandboxToV1beta1(sandbox: SandboxV1alpha1): SandboxV1beta1 {
  * The v1alpha1 form of a v1beta1 Sandbox: `spec.replicas` is 0 when Suspended, else 1, and
  * `status.replicas` the same as a best effort. When the object carries a v1alpha1 state
  * annotation (it was last written through v1alpha1) the annotation is removed and the original
- * `spec.replicas` and `status.replicas` are restored as §3.4 describes.
+ * `spec.replicas` restored (spec §3.4): 0 while Suspended; while Running the original pointer when
+ * it was nil or non-zero (nil round-trips as nil), else 1 (the sandbox was resumed since).
  * Pure: the input is not modified and the result shares nothing with it.
  * @throws ConversionError `InvalidState` when the state annotation is not a v1alpha1 Sandbox.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyMergePatch } from './json-merge-patch.ts';
 
-// RFC 7386 Appendix A, every example, plus the kube usages from spec §5.1.
+// RFC 7386 Appendix A, every example, plus the merge patches kube clients send (semantics §5.1).
 const cases: { name: string; target: unknown; patch: unknown; result: unknown }[] = [
   { name: 'A.1 replace member', target: { a: 'b' }, patch: { a: 'c' }, result: { a: 'c' } },
   { name: 'A.2 add member', target: { a: 'b' }, patch: { b: 'c' }, result: { a: 'b', b: 'c' } },

@@ -123,7 +123,8 @@ export interface ServicePatch {
 }
 
 /**
- * What to do about the Service (§11.6 table). `inUse` is the Service status should report
+ * What to do about the Service, by its state (missing, owned, unowned, another owner's) and
+ * `spec.service` (true, unset, false) as in spec §11.6's table. `inUse` is the Service status should report
  * (`status.service`/`serviceFQDN`) and Ready counts; undefined means "clear the service status".
  */
 export type ServiceAction =

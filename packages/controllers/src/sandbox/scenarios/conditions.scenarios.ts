@@ -1,6 +1,7 @@
 // Spec §21.1 TestComputeConditions, end to end: the test arranges Pods, Services and PVCs in the
 // API server, scripts the Pod status as a kubelet would, and reads the conditions the running
-// controller wrote — with the exact reasons and messages of §8.1. The Suspended-mode lines are in
+// controller wrote — with upstream's exact condition reasons and messages (spec §8.1). The
+// Suspended-mode lines are in
 // conditions.suspended.scenarios.ts.
 //
 // Not producible against a real API server (kept as unit tests in conditions.test.ts):

@@ -1,7 +1,8 @@
 // Spec §21.1 status scenarios end to end: TestSetServiceStatusCustomDomain,
 // TestSandboxReconcile_ConditionsDoNotAccumulate, TestReconcile_TracingNormalization,
 // TestReconcileCoalescesNodeNameStatusWrite, and the Ready / Finished / Suspended / PodScheduled
-// transitions of §8.1 with exact reasons, messages, lastTransitionTime and observedGeneration.
+// condition transitions upstream's controller makes (spec §8.1), with exact reasons, messages,
+// lastTransitionTime and observedGeneration.
 import { Labels } from '@agent-sandbox/api';
 import { PODS, isNotFound, type KubeClient } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
