@@ -7,3 +7,8 @@ export * from './proto/process.ts';
 export * from './proto/watcher.ts';
 export * from './proto/session.ts';
 export { sandboxdProtoRoot } from './proto/root.ts';
+export {
+  grpcServiceDefinition,
+  type GrpcMethodDefinition,
+  type GrpcServiceDefinition,
+} from './proto/grpc-definition.ts';

@@ -4,9 +4,8 @@ import {
   PROCESS_SERVICE,
   SESSION_SERVICE,
   WATCHER_SERVICE,
-  sandboxdProtoRoot,
+  grpcServiceDefinition,
 } from '@agent-sandbox/protocol';
-import { serviceDefinition } from './definitions.ts';
 import { processService, type ProcessServiceDeps } from './process-service.ts';
 import { sessionService } from './session-service.ts';
 import { watcherService } from './watcher-service.ts';
@@ -23,14 +22,13 @@ export async function serveGrpc(
   host: string,
   port: number,
 ): Promise<ListeningGrpcServer> {
-  const root = sandboxdProtoRoot();
   const server = new Server({
     'grpc.max_send_message_length': -1,
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
   });
-  server.addService(serviceDefinition(root, PROCESS_SERVICE), processService(deps));
-  server.addService(serviceDefinition(root, WATCHER_SERVICE), watcherService(deps.root));
-  server.addService(serviceDefinition(root, SESSION_SERVICE), sessionService(deps.table));
+  server.addService(grpcServiceDefinition(PROCESS_SERVICE), processService(deps));
+  server.addService(grpcServiceDefinition(WATCHER_SERVICE), watcherService(deps.root));
+  server.addService(grpcServiceDefinition(SESSION_SERVICE), sessionService(deps.table));
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${hostPart}:${port}`, ServerCredentials.createInsecure(), (err, p) =>

@@ -4,8 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { SESSION_SERVICE, WATCHER_SERVICE, sandboxdProtoRoot } from '@agent-sandbox/protocol';
-import { serviceDefinition } from '../grpc/definitions.ts';
+import { SESSION_SERVICE, WATCHER_SERVICE, grpcServiceDefinition } from '@agent-sandbox/protocol';
 
 export const UPSTREAM_PROCESS_PROTO = fileURLToPath(
   new URL('../../../../../shared/upstream/protocol/process.proto', import.meta.url),
@@ -43,10 +42,7 @@ export function ourClient(
   address: string,
   service: typeof WATCHER_SERVICE | typeof SESSION_SERVICE,
 ) {
-  const Client = grpc.makeGenericClientConstructor(
-    serviceDefinition(sandboxdProtoRoot(), service),
-    service,
-  );
+  const Client = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service);
   return new Client(address, grpc.credentials.createInsecure()) as unknown as TestClient;
 }
 

@@ -1,42 +1,9 @@
-// The sandboxd gRPC client: grpc-js generic clients built from the protocol package's protobufjs
-// descriptors, and the one table from gRPC status codes to the HTTP statuses errorFromStatus()
+// The sandboxd gRPC client: grpc-js generic clients over the protocol package's service
+// definitions (grpcServiceDefinition), and the one table from gRPC status codes to the HTTP statuses errorFromStatus()
 // turns into SdkErrors.
 import * as grpc from '@grpc/grpc-js';
-import { PROCESS_SERVICE, WATCHER_SERVICE, sandboxdProtoRoot } from '@agent-sandbox/protocol';
-import type protobuf from 'protobufjs';
+import { PROCESS_SERVICE, WATCHER_SERVICE, grpcServiceDefinition } from '@agent-sandbox/protocol';
 import { AbortedError, errorFromStatus, type SdkError } from '../errors.ts';
-
-const TO_OBJECT: protobuf.IConversionOptions = {
-  longs: Number,
-  enums: Number,
-  defaults: true,
-  arrays: true,
-  objects: true,
-};
-
-let root: protobuf.Root | undefined;
-
-function definition(service: string): grpc.ServiceDefinition {
-  root ??= sandboxdProtoRoot();
-  const svc = root.lookupService(service);
-  svc.resolveAll();
-  const def: Record<string, grpc.MethodDefinition<object, object>> = {};
-  for (const m of svc.methodsArray) {
-    const req = m.resolvedRequestType as protobuf.Type;
-    const res = m.resolvedResponseType as protobuf.Type;
-    def[m.name] = {
-      path: `/${service}/${m.name}`,
-      requestStream: m.requestStream === true,
-      responseStream: m.responseStream === true,
-      requestSerialize: (v: object) => Buffer.from(req.encode(req.fromObject(v)).finish()),
-      requestDeserialize: (b: Buffer) => req.toObject(req.decode(b), TO_OBJECT),
-      responseSerialize: (v: object) => Buffer.from(res.encode(res.fromObject(v)).finish()),
-      responseDeserialize: (b: Buffer) => res.toObject(res.decode(b), TO_OBJECT),
-      originalName: m.name,
-    };
-  }
-  return def;
-}
 
 /** A loaded client of one service; methods are called by name. */
 export type ServiceClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
@@ -45,7 +12,7 @@ export function serviceClient(
   address: string,
   service: typeof PROCESS_SERVICE | typeof WATCHER_SERVICE,
 ): ServiceClient {
-  const Ctor = grpc.makeGenericClientConstructor(definition(service), service);
+  const Ctor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service);
   return new Ctor(address, grpc.credentials.createInsecure()) as unknown as ServiceClient;
 }
 
