@@ -2,7 +2,7 @@
 // real sandboxd on loopback, with the claim and Sandbox in the embedded API server (the full
 // `agent-sandbox up` path needs the node agent). The SDK sends X-Sandbox-Pod-IP from the
 // Sandbox's status, so the router runs with --allow-loopback-pod-ip.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import {
 } from '@agent-sandbox/apiserver/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRouter, type RunningRouter } from './router.ts';
+import { startSandboxdProcess } from './testing/sandboxd-process.ts';
 
 const VENV = join(
   process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
@@ -27,7 +28,6 @@ const ready = existsSync(PYTHON);
 if (!ready && process.env.CI)
   throw new Error(`CI needs ${VENV} with k8s-agent-sandbox==1.0.8 (.ci/run installs it)`);
 
-const SANDBOXD_MAIN = fileURLToPath(new URL('../../sandboxd/src/main.ts', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./testdata/python_sdk_journey.py', import.meta.url));
 const SANDBOXES: ResourceRef = {
   group: 'agents.x-k8s.io',
@@ -56,32 +56,9 @@ beforeAll(async () => {
   api = await startTestApiServer({ crds: readOurCrds() });
   client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
   base = await mkdtemp(join(tmpdir(), 'pysdk-'));
-  daemon = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      SANDBOXD_MAIN,
-      '--root-dir',
-      join(base, 'root'),
-      '--listen-host',
-      '127.0.0.1',
-      '--rest-port',
-      '-1',
-      '--grpc-port',
-      '-1',
-      '--legacy-port',
-      '0',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  daemon.stderr?.on('data', (b: Buffer) => (log += b.toString()));
-  for (let i = 0; i < 200 && !log.includes('"serving"'); i++)
-    await new Promise((r) => setTimeout(r, 50));
-  const line = log.split('\n').find((l) => l.includes('"serving"'));
-  if (!line) throw new Error(`sandboxd did not start: ${log}`);
-  legacyPort = Number(new URL((JSON.parse(line) as { legacy: string }).legacy).port);
+  let legacyUrl: string;
+  ({ child: daemon, legacyUrl } = await startSandboxdProcess(join(base, 'root')));
+  legacyPort = Number(new URL(legacyUrl).port);
   router = await startRouter({ proxy: { host: '127.0.0.1', port: 0 }, allowLoopbackPodIp: true });
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const readyCond = {
