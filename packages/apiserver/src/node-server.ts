@@ -12,9 +12,10 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { Readable, type Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import type { Status } from '@agent-sandbox/kube-types';
 import { requestFailure, statusFor, type RequestFailureLog } from './http/error-boundary.ts';
+import { bodyStream, discardBody, lingerOnClose } from './http/node-body.ts';
 import { upgradeTakeover, writeRawResponse } from './http/upgrade.ts';
 import type { ApiServer } from './server.ts';
 
@@ -52,7 +53,7 @@ function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal, upgrade 
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
   // After an upgrade request's head the socket carries the new protocol, not a body.
   if (!upgrade && method !== 'GET' && method !== 'HEAD') {
-    init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+    init.body = bodyStream(req);
     init.duplex = 'half';
   }
   return new Request(url, init);
@@ -166,6 +167,8 @@ async function serveOne(
       url instanceof Response
         ? url
         : await server.handle(toRequest(req, url, abort.signal), abort.signal, method);
+    // A body the handler did not read (all of) must not hold up the connection's next request.
+    if (!discardBody(req)) lingerOnClose(res);
     // The acknowledgement: a write's response, and a read's that may have seen a write, wait
     // for the group commit's fsync. If it failed the write may be lost, so say so instead.
     const ok = await server.durable().then(
@@ -175,6 +178,7 @@ async function serveOne(
     await send(res, ok === true ? response : notDurable(ok));
   } catch (err: unknown) {
     if (!abort.signal.aborted) onRequestError?.(requestFailure(method, req.url ?? '/', 500, err));
+    if (!discardBody(req)) lingerOnClose(res);
     if (res.headersSent) res.destroy();
     else await send(res, statusBody(statusFor(err))).catch(() => res.destroy());
   }

@@ -25,6 +25,7 @@ import {
   apiVersions,
   wantsAggregated,
 } from './http/discovery.ts';
+import { negotiateOutput } from './http/negotiate.ts';
 import { parseResourceRequest, type ResourceRequest } from './http/request-info.ts';
 import { requestFailure, type RequestFailureLog } from './http/error-boundary.ts';
 import { errorResponse, jsonResponse, notFoundPage } from './http/response.ts';
@@ -98,6 +99,15 @@ export const ROUTED_METHODS: ReadonlySet<string> = new Set([
   'PATCH',
   'DELETE',
 ]);
+
+/** Verbs whose answer is a list (or a stream of list items). */
+const LIST_VERBS: ReadonlySet<string> = new Set(['list', 'watch', 'deletecollection']);
+
+/** A GET's answer as a HEAD's: status and headers, the body (a watch stream, too) cancelled. */
+function withoutBody(response: Response): Response {
+  void response.body?.cancel().catch(() => undefined);
+  return new Response(null, { status: response.status, headers: response.headers });
+}
 
 /** Whether kube registers a route for `subresource` of `r` (any method: 405 vs 404). */
 function hasSubresourceRoute(r: ResourceInfo, subresource: string | undefined): boolean {
@@ -268,7 +278,11 @@ export class ApiServer {
     if (!r) return this.#noRoute(path);
     if (!routed) {
       if (!hasSubresourceRoute(r, req.subresource)) throw routeNotFound();
-      throw unroutableMethod();
+      // apiextensions serves custom resources by verb, and a HEAD's verb is get (or list).
+      if (method !== 'HEAD' || !r.crd) throw unroutableMethod();
+      const headDenied = this.#authorizer?.deny(user, 'GET', url, req);
+      if (headDenied) throw headDenied;
+      return withoutBody(await this.#serveResource(r, req, request, url, signal, user));
     }
     return this.#serveResource(r, req, request, url, signal, user);
   }
@@ -400,6 +414,10 @@ export class ApiServer {
     if (req.subresource === 'status' && !r.hasStatus) return notFoundPage();
     if (!r.verbs.includes(req.verb) && req.subresource === undefined)
       throw methodNotAllowed(req.verb, r);
+    negotiateOutput(request.headers.get('accept'), {
+      list: LIST_VERBS.has(req.verb),
+      protobuf: r.crd === undefined,
+    });
     switch (req.verb) {
       case 'get':
         return get(parts, call);

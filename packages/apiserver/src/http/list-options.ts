@@ -3,7 +3,13 @@
 // a ListOptions.meta.k8s.io cause per rule), then resourceVersion as the storage layer parses it
 // (ParseUint: 400 for a list, a reasonless 500 for a watch, as kube answers). Pure: URL in,
 // options or ApiError out.
-import { badRequest, invalid, plainInternal, type ApiError } from '../errors.ts';
+import {
+  badRequest,
+  invalid,
+  plainInternal,
+  tooLargeResourceVersion,
+  type ApiError,
+} from '../errors.ts';
 
 export interface ListOptions {
   /** '' when absent. */
@@ -49,10 +55,13 @@ export function parseUint64(text: string): bigint | { error: string } {
   return value;
 }
 
-/** An int64 query parameter (first value, as Go's conversion takes), clamped to a JS number. */
+/**
+ * An int64 query parameter (first value, as Go's conversion takes), clamped to a JS number. An
+ * empty value is no value to kube's converter: `limit=` is its 400 "parsing \"\"".
+ */
 function intParam(url: URL, name: string): number | undefined {
   const text = url.searchParams.get(name);
-  if (text === null || text === '') return undefined;
+  if (text === null) return undefined;
   const parsed = parseInt64(text);
   if (typeof parsed === 'object') throw badRequest(parsed.error);
   return Number(parsed);
@@ -143,6 +152,28 @@ function watchCauses(o: ListOptions): Cause[] {
 
 function invalidListOptions(causes: Cause[]): ApiError {
   return invalid(LIST_OPTIONS, '', causes);
+}
+
+/**
+ * The resourceVersion of a GET of one object: undefined when absent, "0" or served by the
+ * current state; one past the store's revision is kube's 504 "Too large resource version". An
+ * unparsable one is the reasonless 500 kube's watch cache answers, or for a resource kube keeps
+ * no watch cache of (`uncached`: events) the 400 of its storage layer.
+ */
+export function getResourceVersion(
+  url: URL,
+  currentRevision: number,
+  uncached: boolean,
+): bigint | undefined {
+  const text = url.searchParams.get('resourceVersion') ?? '';
+  if (text === '') return undefined;
+  const parsed = parseUint64(text);
+  if (typeof parsed === 'object') {
+    const why = `resourceVersion: Invalid value: ${quote(text)}: ${parsed.error}`;
+    throw uncached ? badRequest(`invalid resource version: ${why}`) : plainInternal(why);
+  }
+  if (parsed > BigInt(currentRevision)) throw tooLargeResourceVersion(text, currentRevision);
+  return parsed;
 }
 
 /** Parses and validates the list options of a list (`watch: false`) or a watch. */

@@ -8,7 +8,7 @@ import type { Call, ServerParts } from '../context.ts';
 import { jsonResponse } from '../response.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { listFilter } from './filter.ts';
-import { listOptions } from '../list-options.ts';
+import { getResourceVersion, listOptions } from '../list-options.ts';
 import { requestedTable, tableResponse } from '../tables.ts';
 
 const CONTINUE_TOO_OLD =
@@ -17,10 +17,13 @@ const CONTINUE_TOO_OLD =
 export function get(parts: ServerParts, call: Call): Response {
   const { r, req } = call;
   const name = req.name ?? '';
+  // As in kube: the answer's media type is negotiated (406) before storage is asked.
+  const table = requestedTable(call.http);
+  // kube-apiserver keeps no watch cache of events (its default --watch-cache-sizes).
+  getResourceVersion(call.url, parts.store.currentRevision, r.plural === 'events' && !r.crd);
   const stored = parts.store.get(objectKey(r, req.namespace, name));
   if (!stored) throw notFound(r, name);
   const obj = parts.codec.decode(r, stored, call.version);
-  const table = requestedTable(call.http);
   if (table) return tableResponse(parts, call, [obj], table);
   return jsonResponse(obj, 200, call.warnings);
 }
