@@ -18,6 +18,8 @@ export interface RequestOptions {
   bodyLength?: number;
   contentType?: string;
   accept?: string;
+  /** More request headers; they override the ones above. */
+  headers?: Record<string, string>;
 }
 
 export interface Target {
@@ -71,7 +73,7 @@ function open(
   path: string,
   opts: RequestOptions,
   onResponse: (res: IncomingMessage) => void,
-): (body?: string) => void {
+): (body?: string | Buffer) => void {
   const url = new URL(path, conn.base);
   const headers: Record<string, string> = {
     Accept: opts.accept ?? 'application/json',
@@ -80,6 +82,7 @@ function open(
   if (opts.body !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
   if (opts.bodyLength !== undefined) headers['Content-Length'] = String(opts.bodyLength);
   if (conn.token) headers['Authorization'] = `Bearer ${conn.token}`;
+  Object.assign(headers, opts.headers);
   const common = { method, headers };
   const req =
     url.protocol === 'https:'
@@ -95,7 +98,7 @@ function open(
           onResponse,
         )
       : httpRequest(url, common, onResponse);
-  return (body?: string) => {
+  return (body?: string | Buffer) => {
     req.on('error', () => undefined);
     req.end(body);
   };
@@ -124,7 +127,7 @@ function targetOn(name: Target['name'], kubeconfigPath: string, conn: Connection
       const encoded =
         opts.body === undefined
           ? undefined
-          : typeof opts.body === 'string'
+          : typeof opts.body === 'string' || Buffer.isBuffer(opts.body)
             ? opts.body
             : JSON.stringify(opts.body);
       const withLength =
