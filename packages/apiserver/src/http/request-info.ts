@@ -1,3 +1,5 @@
+import { badRequest } from '../errors.ts';
+
 // Parses a resource URL into group, version, namespace, resource, name, subresource and verb,
 // the way k8s.io/apiserver's RequestInfoFactory does (including `namespaces/<n>/status` and the
 // legacy `/watch/` prefix).
@@ -95,3 +97,16 @@ export function parseResourceRequest(method: string, url: URL): ResourceRequest 
 }
 
 export { isTrue as isTrueParam };
+
+/**
+ * kube's path.IsValidPathSegmentName as its storage key function applies it to the name in a
+ * request's path: `.` and `..` are no names, `/` and `%` are not allowed in one. 400 with kube's
+ * message (an ApiError from errors.ts).
+ */
+export function checkPathSegmentName(name: string): void {
+  let problems: string[];
+  if (name === '.' || name === '..') problems = [`may not be '${name}'`];
+  else problems = ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  if (problems.length > 0)
+    throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
+}

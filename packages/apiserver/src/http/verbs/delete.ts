@@ -13,6 +13,7 @@ import { invalidOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { listFilter } from './filter.ts';
 import { listOptions, parseInt64 } from '../list-options.ts';
+import { checkPathSegmentName } from '../request-info.ts';
 
 async function deleteOptions(call: Call): Promise<DeleteOptions> {
   let body: Record<string, unknown> = {};
@@ -23,9 +24,17 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
     else if (parsed !== null && parsed !== undefined)
       throw badRequest('the body of a delete request must be DeleteOptions');
   }
+  const kind = body['kind'];
+  // kube decodes the body with its options scheme, which knows no other kind.
+  if (typeof kind === 'string' && kind !== '' && kind !== 'DeleteOptions') {
+    const version = typeof body['apiVersion'] === 'string' ? body['apiVersion'] : '';
+    throw badRequest(
+      `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(version)} in scheme "pkg/runtime/scheme.go:111"`,
+    );
+  }
   const q = call.url.searchParams;
   const grace = q.get('gracePeriodSeconds');
-  if (grace !== null && grace !== '') {
+  if (grace !== null) {
     const parsed = parseInt64(grace);
     if (typeof parsed === 'object') throw badRequest(parsed.error);
   }
@@ -56,6 +65,7 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
 
 export async function deleteObject(parts: ServerParts, call: Call): Promise<Response> {
   const opts = await deleteOptions(call);
+  checkPathSegmentName(call.req.name ?? '');
   const result = deleteOne(
     parts,
     call.r,

@@ -9,6 +9,7 @@ import { jsonResponse } from '../response.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { listFilter } from './filter.ts';
 import { getResourceVersion, listOptions } from '../list-options.ts';
+import { checkPathSegmentName } from '../request-info.ts';
 import { requestedTable, tableResponse } from '../tables.ts';
 
 const CONTINUE_TOO_OLD =
@@ -19,6 +20,7 @@ export function get(parts: ServerParts, call: Call): Response {
   const name = req.name ?? '';
   // As in kube: the answer's media type is negotiated (406) before storage is asked.
   const table = requestedTable(call.http);
+  checkPathSegmentName(name);
   // kube-apiserver keeps no watch cache of events (its default --watch-cache-sizes).
   getResourceVersion(call.url, parts.store.currentRevision, r.plural === 'events' && !r.crd);
   const stored = parts.store.get(objectKey(r, req.namespace, name));
