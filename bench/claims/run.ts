@@ -81,83 +81,90 @@ for (const name of targets) {
   } finally {
     await target?.stop().catch(() => undefined);
   }
+  // Written after each target, so a long run that is cut short keeps what it measured.
+  report(results);
 }
 
-const f = (v: number | undefined): string =>
-  v === undefined ? '-' : v === Infinity ? '>240000' : String(v);
-const rows = [
-  ['', ...results.map((r) => r.target)],
-  [
-    'pool / claims / rate (per s)',
-    ...results.map((r) => `${r.pool} / ${r.claims} / ${r.rate} (got ${r.achievedRate})`),
-  ],
-  ['warm / cold', ...results.map((r) => `${r.warm} / ${r.cold}`)],
-  [
-    'client watch p50 / p90 / p99 ms',
-    ...results.map((r) => `${f(r.client?.p50)} / ${f(r.client?.p90)} / ${f(r.client?.p99)}`),
-  ],
-  [
-    'controller p50 / p90 / p99 ms',
-    ...results.map(
-      (r) => `${f(r.controller?.p50)} / ${f(r.controller?.p90)} / ${f(r.controller?.p99)}`,
-    ),
-  ],
-  [
-    'histogram buckets p50 / p90 / p99 ≤ ms',
-    ...results.map((r) => `${f(r.histogram.p50)} / ${f(r.histogram.p90)} / ${f(r.histogram.p99)}`),
-  ],
-  [
-    'controller API writes per claim',
-    ...results.map(
-      (r) =>
-        `${r.apiWritesPerClaim} (${Object.entries(r.writesByVerb)
+function report(results: readonly RunResult[]): void {
+  const f = (v: number | undefined): string =>
+    v === undefined ? '-' : v === Infinity ? '>240000' : String(v);
+  const rows = [
+    ['', ...results.map((r) => r.target)],
+    [
+      'pool / claims / rate (per s)',
+      ...results.map((r) => `${r.pool} / ${r.claims} / ${r.rate} (got ${r.achievedRate})`),
+    ],
+    ['warm / cold', ...results.map((r) => `${r.warm} / ${r.cold}`)],
+    [
+      'client watch p50 / p90 / p99 ms',
+      ...results.map((r) => `${f(r.client?.p50)} / ${f(r.client?.p90)} / ${f(r.client?.p99)}`),
+    ],
+    [
+      'controller p50 / p90 / p99 ms',
+      ...results.map(
+        (r) => `${f(r.controller?.p50)} / ${f(r.controller?.p90)} / ${f(r.controller?.p99)}`,
+      ),
+    ],
+    [
+      'histogram buckets p50 / p90 / p99 ≤ ms',
+      ...results.map(
+        (r) => `${f(r.histogram.p50)} / ${f(r.histogram.p90)} / ${f(r.histogram.p99)}`,
+      ),
+    ],
+    [
+      'controller API writes per claim',
+      ...results.map(
+        (r) =>
+          `${r.apiWritesPerClaim} (${Object.entries(r.writesByVerb)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`,
+      ),
+    ],
+    [
+      'controller CPU s / peak RSS MB',
+      ...results.map((r) => `${r.controllerCpuSeconds} / ${f(r.controllerPeakRssMb)}`),
+    ],
+    [
+      'API server CPU s (claim phase)',
+      ...results.map((r) =>
+        Object.entries(r.apiserverCpuSeconds)
           .map(([k, v]) => `${k} ${v}`)
-          .join(', ')})`,
-    ),
-  ],
-  [
-    'controller CPU s / peak RSS MB',
-    ...results.map((r) => `${r.controllerCpuSeconds} / ${f(r.controllerPeakRssMb)}`),
-  ],
-  [
-    'API server CPU s (claim phase)',
-    ...results.map((r) =>
-      Object.entries(r.apiserverCpuSeconds)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', '),
-    ),
-  ],
-  ['API server raw write rate /s', ...results.map((r) => String(r.rawWritesPerSecond))],
-  ['pool Ready after s', ...results.map((r) => String(r.poolReadySeconds))],
-  [
-    'rate steps (asked/s: p99 ms)',
-    ...results.map(
-      (r) =>
-        r.steps.map((x) => `${x.rate}: ${f(x.client?.p99)}${x.held ? '' : ' ✘'}`).join(', ') || '-',
-    ),
-  ],
-  [
-    'highest sustained claim rate /s (p99 ≤ 500 ms)',
-    ...results.map((r) =>
-      r.steps.length === 0
-        ? '-'
-        : r.highestSustainedRate === undefined
-          ? 'none'
-          : String(r.highestSustainedRate),
-    ),
-  ],
-];
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-const table = rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')).join('\n');
-console.log(
-  `claims benchmark, ${cpus().length} CPUs, load average ${load0?.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}\n${table}`,
-);
-writeFileSync(
-  `${base}.json`,
-  JSON.stringify({ started: started.toISOString(), cpus: cpus().length, results }, null, 2),
-);
-writeLatencyPng(
-  `${base}.png`,
-  results.map((r) => ({ title: r.target, points: r.points })),
-);
-console.log(`wrote ${base}.json and ${base}.png`);
+          .join(', '),
+      ),
+    ],
+    ['API server raw write rate /s', ...results.map((r) => String(r.rawWritesPerSecond))],
+    ['pool Ready after s', ...results.map((r) => String(r.poolReadySeconds))],
+    [
+      'rate steps (asked/s: p99 ms)',
+      ...results.map(
+        (r) =>
+          r.steps.map((x) => `${x.rate}: ${f(x.client?.p99)}${x.held ? '' : ' ✘'}`).join(', ') ||
+          '-',
+      ),
+    ],
+    [
+      'highest sustained claim rate /s (p99 ≤ 500 ms)',
+      ...results.map((r) =>
+        r.steps.length === 0
+          ? '-'
+          : r.highestSustainedRate === undefined
+            ? 'none'
+            : String(r.highestSustainedRate),
+      ),
+    ],
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const table = rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')).join('\n');
+  console.log(
+    `claims benchmark, ${cpus().length} CPUs, load average ${load0?.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}\n${table}`,
+  );
+  writeFileSync(
+    `${base}.json`,
+    JSON.stringify({ started: started.toISOString(), cpus: cpus().length, results }, null, 2),
+  );
+  writeLatencyPng(
+    `${base}.png`,
+    results.map((r) => ({ title: r.target, points: r.points })),
+  );
+  console.log(`wrote ${base}.json and ${base}.png`);
+}
