@@ -4,6 +4,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const META_URL = ['import', 'meta', 'url'].join('.');
+
 export const SANDBOXD_ENTRY = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 /** Writes the bundle to `outFile`; resolves with its size in bytes. */
@@ -20,9 +22,11 @@ export async function bundleSandboxd(outFile: string): Promise<number> {
     minify: true,
     metafile: true,
     legalComments: 'none',
-    // CommonJS dependencies (grpc-js, busboy) call require(); give the ESM bundle one.
+    // CommonJS dependencies (grpc-js, busboy) call require(); give the ESM bundle one. The
+    // banner spells import.meta.url in pieces: the CLI's bundler rewrites that token in source
+    // text to this file's URL, which inside a string literal broke the CLI build.
     banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+      js: `import { createRequire as __cr } from 'node:module'; const require = __cr(${META_URL});`,
     },
     logLevel: 'error',
   });
