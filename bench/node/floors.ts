@@ -1,0 +1,93 @@
+// The spawn floors a Pod start is compared with, measured in the same run: a bare `runc run` of a
+// bundle on the test image's root, `runsc do` (gVisor's quickest sandboxed command) and `bwrap` on
+// the same root, and a plain local spawn for the exec round trip. Each prints `hi`; the time is
+// from spawn to that output.
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface Floor {
+  name: string;
+  file: string;
+  args: string[];
+}
+
+/** ms from spawn until stdout shows `hi` (the process may still be exiting). */
+export function timeToOutput(file: string, args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('hi')) resolve(performance.now() - t0);
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (!out.includes('hi')) reject(new Error(`${file} ${args.join(' ')}: exit ${code}: ${err}`));
+    });
+  });
+}
+
+/** A runc bundle on `rootfs` that echoes `hi`, plus the floor commands. */
+export async function floors(rootfs: string, dir: string): Promise<Floor[]> {
+  const bundle = join(dir, 'floor-bundle');
+  await mkdir(bundle, { recursive: true });
+  const config = {
+    ociVersion: '1.0.2',
+    process: {
+      terminal: false,
+      user: { uid: 0, gid: 0 },
+      args: ['echo', 'hi'],
+      env: ['PATH=/bin'],
+      cwd: '/',
+    },
+    root: { path: rootfs, readonly: true },
+    mounts: [{ destination: '/proc', type: 'proc', source: 'proc' }],
+    linux: {
+      namespaces: ['pid', 'ipc', 'uts', 'mount', 'network'].map((type) => ({ type })),
+    },
+  };
+  await writeFile(join(bundle, 'config.json'), JSON.stringify(config));
+  return [
+    {
+      name: 'runc run',
+      file: 'sh',
+      // a fresh id each time; `run` without --keep deletes the container when it ends
+      args: ['-c', `exec runc --root ${join(dir, 'floor-runc')} run --bundle ${bundle} f$$`],
+    },
+    {
+      name: 'runsc do',
+      file: 'runsc',
+      args: [
+        '--root',
+        join(dir, 'floor-runsc'),
+        '--platform=ptrace',
+        '--network=none',
+        'do',
+        'echo',
+        'hi',
+      ],
+    },
+    {
+      name: 'bwrap',
+      file: 'bwrap',
+      args: [
+        '--unshare-all',
+        '--die-with-parent',
+        '--ro-bind',
+        rootfs,
+        '/',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '/bin/echo',
+        'hi',
+      ],
+    },
+    { name: 'local spawn', file: '/bin/echo', args: ['hi'] },
+  ];
+}
