@@ -13,14 +13,13 @@ import {
   ImageService,
   ImageStore,
   NodeAgent,
-  RUNTIME_CLASSES,
   RegistryClient,
   hostNodeFacts,
   loadOciLayout,
   runcRuntime,
   runscRuntime,
 } from '@agent-sandbox/kubelet';
-import { buildTestImage } from '@agent-sandbox/kubelet/testing';
+import { buildTestImage, createRuntimeClass } from '@agent-sandbox/kubelet/testing';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -73,12 +72,7 @@ const agent = new NodeAgent({
   cgroupParent: 'asb-bench',
 });
 await agent.start();
-await client.create(RUNTIME_CLASSES, {
-  apiVersion: 'node.k8s.io/v1',
-  kind: 'RuntimeClass',
-  metadata: { name: 'gvisor' },
-  handler: 'runsc',
-} as KubeObject);
+await createRuntimeClass(client, 'gvisor', 'runsc');
 
 async function until<T>(f: () => Promise<T | undefined>, what: string): Promise<T> {
   const end = Date.now() + 60_000;

@@ -10,21 +10,19 @@ import {
 } from '@agent-sandbox/apiserver/testing';
 import { startSandboxController, type RunningController } from '@agent-sandbox/controllers/testing';
 import { KubeClient, kubeConfigFromFile, type KubeClient as Client } from '@agent-sandbox/kube';
-import type { KubeObject } from '@agent-sandbox/kube-types';
 import {
   BridgePodNetwork,
   ImageService,
   ImageStore,
   NodeAgent,
   PolicyEnforcer,
-  RUNTIME_CLASSES,
   RegistryClient,
   hostNodeFacts,
   loadOciLayout,
   runcRuntime,
   runscRuntime,
 } from '@agent-sandbox/kubelet';
-import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
+import { buildTestImage, createRuntimeClass, findLeaks } from '@agent-sandbox/kubelet/testing';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect, type Server } from 'node:net';
@@ -150,12 +148,7 @@ export async function startNodeWorld(namespace: string): Promise<NodeWorld> {
   });
   await agent.start();
   for (const [name, handler] of Object.entries(RUNTIME_CLASSES_BY_NAME))
-    await client.create(RUNTIME_CLASSES, {
-      apiVersion: 'node.k8s.io/v1',
-      kind: 'RuntimeClass',
-      metadata: { name },
-      handler,
-    } as KubeObject);
+    await createRuntimeClass(client, name, handler);
   const enforcer = new PolicyEnforcer({
     client,
     table: POLICY_TABLE,

@@ -17,9 +17,10 @@ import { RegistryClient } from '../images/registry-client.ts';
 import { LoopbackPodNetwork } from '../network/loopback-network.ts';
 import { runcRuntime, runscRuntime } from '../runtime/runc-runtime.ts';
 import { findLeaks } from '../testing/leak-check.ts';
+import { createRuntimeClass } from '../testing/runtime-class.ts';
 import { buildTestImage } from '../testing/test-image.ts';
 import { hostNodeFacts } from './host-facts.ts';
-import { NODES, NodeAgent, RUNTIME_CLASSES } from './node-agent.ts';
+import { NODES, NodeAgent } from './node-agent.ts';
 
 type PodObject = Pod & KubeObject;
 const IMAGE = 'localhost/test/busybox:v1';
@@ -58,12 +59,7 @@ beforeAll(async () => {
     backoffBaseMs: 200,
   });
   await agent.start();
-  await client.create(RUNTIME_CLASSES, {
-    apiVersion: 'node.k8s.io/v1',
-    kind: 'RuntimeClass',
-    metadata: { name: 'gvisor' },
-    handler: 'runsc',
-  } as KubeObject);
+  await createRuntimeClass(client, 'gvisor', 'runsc');
 });
 
 afterAll(async () => {

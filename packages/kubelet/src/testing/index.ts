@@ -9,3 +9,4 @@ export {
 } from './test-registry.ts';
 export { HostPodContainers, type HostPodContainersOptions } from './host-pod-containers.ts';
 export { findLeaks, type LeakCheckOptions } from './leak-check.ts';
+export { createRuntimeClass } from './runtime-class.ts';
