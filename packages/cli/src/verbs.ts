@@ -2,6 +2,7 @@
 import type { Verb } from './verb.ts';
 import { apiserverVerb } from './verbs/apiserver.ts';
 import { controllerVerb } from './verbs/controller.ts';
+import { imageVerb } from './verbs/image.ts';
 import { cpVerb } from './verbs/cp.ts';
 import { execVerb } from './verbs/exec.ts';
 import { logsVerb } from './verbs/logs.ts';
@@ -19,6 +20,7 @@ export const VERBS: readonly Verb[] = [
   manifestsVerb,
   upVerb,
   startVerb,
+  imageVerb,
   apiserverVerb,
   controllerVerb,
   routerVerb,

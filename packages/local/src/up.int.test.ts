@@ -2,7 +2,6 @@
 // Sandbox from the busybox test image, and the machine's kubectl against DIR/kubeconfig for
 // exec (plain and -it on a pty), logs -f and port-forward; SIGINT stops everything and nothing
 // of the node is left (processes, mounts, netns, cgroups, the bridge, nft tables).
-import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,8 +12,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 
 const CLI = join(import.meta.dirname, '../../cli/bin/agent-sandbox.js');
 const IMAGE = 'localhost/test/busybox:v1';
-const BRIDGE = 'asbup0';
-const CIDR = '10.213.0.0/24';
+// Per process: runs of this suite from other checkouts on the same machine must not collide.
+const BRIDGE = `asbu${process.pid % 100_000}`;
+const SUBNET = `10.213.${process.pid % 250}`;
+const CIDR = `${SUBNET}.0/24`;
 
 const SANDBOX = `apiVersion: agents.x-k8s.io/v1beta1
 kind: Sandbox
@@ -105,11 +106,21 @@ function kubectlBackground(args: string[]): { child: ChildProcess; output: () =>
 
 beforeAll(async () => {
   dir = join(mkdtempSync(join(tmpdir(), 'asb-up-')), 'data');
-  // The image goes where the node agent keeps images (what `agent-sandbox image load` writes).
+  // Into the image store of the node agent, as a user does it.
   const image = await buildTestImage(join(dir, '..', 'build'));
-  await loadOciLayout(new ImageStore(join(dir, 'node', 'images')), image.layoutDir, IMAGE);
+  const load = cli(['image', 'load', image.layoutDir, '--name', IMAGE]);
+  expect(load.stdout).toMatch(new RegExp(`^loaded ${IMAGE} \\(sha256:[0-9a-f]{64}, .+\\)\n$`));
+  expect(
+    cli(['image', 'load', image.dockerArchive, '--name', 'localhost/test/archive:v2']).status,
+  ).toBe(0);
   await startUp();
 });
+
+/** A short CLI command on the data dir. */
+function cli(args: string[]): { stdout: string; stderr: string; status: number | null } {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--data-dir', dir], { encoding: 'utf8' });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
 
 /** Spawns `up` on the data dir and waits until it serves. */
 async function startUp(): Promise<void> {
@@ -177,7 +188,7 @@ describe('agent-sandbox up', () => {
     expect(endpoints.apiServer).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(endpoints.kubeconfig).toBe(join(dir, 'kubeconfig'));
     expect(upOut).toContain(
-      `pod network: bridge (${BRIDGE} ${CIDR}), NetworkPolicy enforced, cluster DNS on 10.213.0.1:53`,
+      `pod network: bridge (${BRIDGE} ${CIDR}), NetworkPolicy enforced, cluster DNS on ${SUBNET}.1:53`,
     );
     expect(upOut).toMatch(/runtimes: runc/);
     expect(upOut).toMatch(
@@ -195,7 +206,7 @@ describe('agent-sandbox up', () => {
     const ready = await kubectl(['wait', '--for=condition=Ready', 'pod/box', '--timeout=60s']);
     expect(ready.stderr).toBe('');
     const ip = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.status.podIP}'])).stdout;
-    expect(ip).toMatch(/^10\.213\.0\.\d+$/);
+    expect(ip.startsWith(`${SUBNET}.`)).toBe(true);
 
     // NetworkPolicy events reach the node's nft table: a policy selecting the Pod names its IP.
     const policy = `apiVersion: networking.k8s.io/v1
@@ -268,7 +279,7 @@ spec:
     const inClient = (script: string) => kubectl(['exec', 'client', '--', 'sh', '-c', script]);
     const resolv = await inClient('cat /etc/resolv.conf');
     expect(resolv.stdout).toBe(
-      'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.213.0.1\noptions ndots:5\n',
+      `search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver ${SUBNET}.1\noptions ndots:5\n`,
     );
     const boxIp = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.status.podIP}'])).stdout;
     const lookup = await inClient('nslookup box.default.svc.cluster.local');
@@ -288,6 +299,25 @@ spec:
     const missing = await inClient('nslookup nothing.default.svc.cluster.local');
     expect(missing.code).not.toBe(0);
     expect(missing.stdout + missing.stderr).toMatch(/NXDOMAIN|can't find/);
+  });
+
+  it('lists images and refuses to remove one a running container uses', () => {
+    const ls = cli(['image', 'ls']);
+    expect(ls.status).toBe(0);
+    expect(ls.stdout.split('\n')[0]).toMatch(/^NAME\s+DIGEST\s+SIZE\s+STORED$/);
+    expect(ls.stdout).toMatch(/\nlocalhost\/test\/archive:v2\s+[0-9a-f]{12}\s+\S+ [kM]?B\s+\S+\n/);
+    expect(ls.stdout).toMatch(/\nlocalhost\/test\/busybox:v1\s+[0-9a-f]{12}\s/);
+    // The archive is the same image under another name: dropping that name cannot hurt anyone.
+    const rm = cli(['image', 'rm', 'localhost/test/archive:v2']);
+    expect(rm).toMatchObject({ status: 0, stdout: 'removed localhost/test/archive:v2\n' });
+    const inUse = cli(['image', 'rm', IMAGE]);
+    expect(inUse.status).toBe(1);
+    expect(inUse.stderr).toMatch(
+      new RegExp(
+        `^error: image ${IMAGE} is in use by \\d+ running containers?; delete the Pods or Sandboxes that use it first\n$`,
+      ),
+    );
+    expect(cli(['image', 'ls']).stdout).not.toContain('archive');
   });
 
   it('keeps PVC data across suspend and resume', async () => {
