@@ -4,9 +4,7 @@ export {
   type KubeClientOptions,
   type FetchLike,
   type ClientMetrics,
-  type RetryBackoff,
 } from './client.ts';
-export type { TransportFailure } from './retry.ts';
 export {
   loadKubeConfig,
   kubeConfigFromFile,

@@ -2,4 +2,3 @@
 export { FakeClock } from './fake-clock.ts';
 export { configMap } from './builders.ts';
 export { CLUSTER_KUBECONFIG, clusterKubeconfig } from './cluster.ts';
-export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
