@@ -34,3 +34,4 @@ export {
   sandboxWarmPoolToV1beta1,
 } from './conversion/sandbox-warm-pool.ts';
 export * from './rbac/controller-roles.ts';
+export * from './rbac/component-roles.ts';

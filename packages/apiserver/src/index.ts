@@ -1,7 +1,8 @@
 // @agent-sandbox/apiserver: the embedded Kubernetes-compatible API server. The fetch handler
 // (ApiServer), its socket adapter (listen), the SQLite store, and the data-dir credentials
 // (CA, serving certificate, bearer token, kubeconfig; ADR 0007).
-export { ApiServer, type ApiServerOptions } from './server.ts';
+export { ApiServer, type ApiServerOptions, type TokenUser } from './server.ts';
+export type { UserInfo } from './auth/authenticate.ts';
 export type { PodStreams, PodStreamSubresource } from './http/verbs/pod-streams.ts';
 export {
   NodeStreamProxy,

@@ -48,6 +48,12 @@ import type { ResourceInfo } from './resources/resource.ts';
 import type { Store } from './storage/store.ts';
 import { generateServiceAccountKey } from './tls/service-account-key.ts';
 
+/** A static bearer token and who it is. */
+export interface TokenUser {
+  token: string;
+  user: UserInfo;
+}
+
 export interface ApiServerOptions {
   store: Store;
   /** Converts custom resources between served versions for CRDs with Webhook conversion. */
@@ -60,7 +66,12 @@ export interface ApiServerOptions {
    */
   token?: string;
   /**
-   * `RBAC` (kube-apiserver's `--authorization-mode=RBAC`, with the bootstrap roles reconciled
+   * Static bearer tokens and the user each authenticates as (kube's --token-auth-file): the
+   * embedded mode gives each component its own identity this way (ADR 0027). @default none
+   */
+  users?: readonly TokenUser[];
+  /**
+   * `RBAC` (kube-apiserver's `--authorization-mode=Node,RBAC`, with the bootstrap roles reconciled
    * at start) or `AlwaysAllow` (every authenticated request proceeds). @default 'RBAC'
    */
   authorization?: 'RBAC' | 'AlwaysAllow';
@@ -173,6 +184,7 @@ export class ApiServer {
         options.serviceAccountKey ?? generateServiceAccountKey().privateKey,
       ),
       ...(options.token !== undefined ? { adminToken: options.token } : {}),
+      ...(options.users ? { users: new Map(options.users.map((u) => [u.token, u.user])) } : {}),
       now: ctx.now,
     };
     if (options.authorization !== 'AlwaysAllow') this.#authorizer = new Authorizer(options.store);

@@ -20,6 +20,7 @@ import {
   type PodStreams,
   type RequestFailure,
   type Store,
+  type TokenUser,
 } from '@agent-sandbox/apiserver';
 import type { KubeConfig } from '@agent-sandbox/kube';
 import { accessSync, closeSync, constants, mkdirSync, openSync } from 'node:fs';
@@ -51,6 +52,8 @@ export interface EmbeddedApiServerOptions {
   podSecurity?: PodSecurityLevel;
   /** Serves pods/log, exec, attach and portforward (the embedded mode's NodeStreamProxy). */
   podStreams?: PodStreams;
+  /** Static tokens of in-process components (identities.ts); never written to the data dir. */
+  users?: readonly TokenUser[];
   onEvent?: (event: ApiServerEvent) => void;
 }
 
@@ -110,6 +113,7 @@ export async function startEmbeddedApiServer(
       // The v1alpha1 ⇄ v1beta1 converter our CRDs name as their Webhook conversion.
       convert: (obj, toApiVersion) => ({ ...convert(obj, toApiVersion) }),
       token,
+      ...(options.users ? { users: options.users } : {}),
       // Tokens from TokenRequest stay valid across restarts; the CA becomes kube-root-ca.crt.
       serviceAccountKey: ensureServiceAccountKey({ path: join(paths.pki, 'sa.key') }),
       caCert: certs.caCert,

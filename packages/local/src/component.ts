@@ -2,15 +2,19 @@
 // (the controller manager today; the node agent and the router next), each started with what
 // the API server provides and stopped in reverse order.
 import type { KubeConfig } from '@agent-sandbox/kube';
+import type { ComponentIdentity } from './identities.ts';
 import type { NodeStreamRegistry } from './node-streams.ts';
 
 /** What every component gets: where the embedded API server is. */
 export interface ComponentContext {
   apiServer: {
     url: string;
-    /** In-memory credentials for an in-process client. */
+    /**
+     * In-memory credentials for an in-process client: the component's own identity's, or the
+     * admin's for a component that declares none.
+     */
     kubeConfig: KubeConfig;
-    /** The same credentials on disk, for child processes. */
+    /** The admin's kubeconfig on disk (for tools); a component with an identity never uses it. */
     kubeconfigPath: string;
   };
   /** Where a node agent announces its streaming server to the API server's pod stream proxy. */
@@ -24,6 +28,11 @@ export interface ComponentContext {
 export interface Component {
   /** kebab-case, used in errors (`controller-manager`, `kubelet`, `router`). */
   readonly name: string;
+  /**
+   * Who the component is and the roles it needs; the composition root issues it a token and
+   * binds the roles before start(). Absent: it runs as the admin (every component of ours has one).
+   */
+  readonly identity?: ComponentIdentity;
   start(ctx: ComponentContext): Promise<RunningComponent>;
 }
 
@@ -43,9 +52,11 @@ export interface RunningComponent {
 export function signalComponent(
   name: string,
   run: (ctx: ComponentContext, signal: AbortSignal) => Promise<void>,
+  identity?: ComponentIdentity,
 ): Component {
   return {
     name,
+    ...(identity ? { identity } : {}),
     start(ctx) {
       const abort = new AbortController();
       const done = run(ctx, abort.signal);

@@ -10,8 +10,21 @@ import {
   type EmbeddedApiServer,
   type EmbeddedApiServerOptions,
 } from './api-server.ts';
-import { signalComponent, type Component, type RunningComponent } from './component.ts';
+import { KubeClient, type KubeConfig } from '@agent-sandbox/kube';
+import {
+  signalComponent,
+  type Component,
+  type ComponentContext,
+  type RunningComponent,
+} from './component.ts';
 import { LocalError } from './errors.ts';
+import {
+  controllerManagerIdentity,
+  grant,
+  issueTokens,
+  kubeConfigWithToken,
+  type ComponentIdentity,
+} from './identities.ts';
 import { nodeAgentComponent, type EmbeddedNodeAgentOptions } from './node-agent.ts';
 import { NodeStreamDirectory } from './node-streams.ts';
 import { routerComponent, type EmbeddedRouterOptions } from './router.ts';
@@ -50,8 +63,11 @@ export function components(options: EmbeddedOptions): Component[] {
   const cm = options.controllerManager;
   if (cm)
     out.push(
-      signalComponent('controller-manager', (ctx, signal) =>
-        runControllerManager({ ...cm, kubeConfig: ctx.apiServer.kubeConfig }, signal),
+      signalComponent(
+        'controller-manager',
+        (ctx, signal) =>
+          runControllerManager({ ...cm, kubeConfig: ctx.apiServer.kubeConfig }, signal),
+        controllerManagerIdentity(cm.extensions === true),
       ),
     );
   if (options.kubelet) out.push(nodeAgentComponent(options.kubelet));
@@ -67,17 +83,28 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
   // Pod streams go to whichever node agent registered its streaming server (kube-apiserver's
   // proxy to the kubelet); options.apiServer may bring its own.
   const nodeStreams = new NodeStreamDirectory();
+  const parts = components(options);
+  // Each component's own identity: a token for this run only, known to the API server alone.
+  const identities = parts.flatMap((c) => (c.identity ? [c.identity] : []));
+  const tokens = issueTokens(identities);
   const apiServer = await startEmbeddedApiServer({
     podStreams: new NodeStreamProxy({ locate: nodeStreams.locate }),
     ...options.apiServer,
+    users: [...(options.apiServer.users ?? []), ...tokens],
   });
-  const ctx = {
+  const base: ComponentContext = {
     apiServer: {
       url: apiServer.url,
       kubeConfig: apiServer.kubeConfig,
       kubeconfigPath: apiServer.kubeconfigPath,
     },
     nodeStreams,
+  };
+  const contextFor = (identity: ComponentIdentity | undefined): ComponentContext => {
+    const token = tokens[identity ? identities.indexOf(identity) : -1]?.token;
+    if (token === undefined) return base;
+    const kubeConfig = kubeConfigWithToken(apiServer.kubeConfig, token);
+    return { ...base, apiServer: { ...base.apiServer, kubeConfig } };
   };
   const running: { name: string; component: RunningComponent }[] = [];
   let stopping: Promise<void> | undefined;
@@ -86,8 +113,15 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
       for (let r = running.pop(); r; r = running.pop()) await r.component.stop();
       await apiServer.stop();
     })());
-  for (const component of components(options)) {
+  try {
+    await grantAll(apiServer.kubeConfig, identities);
+  } catch (err: unknown) {
+    await stop();
+    throw err;
+  }
+  for (const component of parts) {
     try {
+      const ctx = contextFor(component.identity);
       running.push({ name: component.name, component: await component.start(ctx) });
     } catch (err: unknown) {
       await stop();
@@ -119,6 +153,20 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
     done: running.length === 0 ? new Promise<void>(() => undefined) : done,
     stop,
   };
+}
+
+/** Binds each identity's roles as the admin, before any component starts. */
+async function grantAll(
+  admin: KubeConfig,
+  identities: readonly ComponentIdentity[],
+): Promise<void> {
+  if (identities.length === 0) return;
+  const client = new KubeClient({ config: admin });
+  try {
+    await grant(client, identities);
+  } finally {
+    await client.close();
+  }
 }
 
 function componentFailed(name: string, err: unknown): LocalError {

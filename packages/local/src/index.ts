@@ -23,6 +23,14 @@ export {
 } from './embedded.ts';
 export { LocalError, type LocalErrorCode } from './errors.ts';
 export {
+  CONTROLLER_MANAGER_USER,
+  ROUTER_USER,
+  controllerManagerIdentity,
+  nodeIdentity,
+  routerIdentity,
+  type ComponentIdentity,
+} from './identities.ts';
+export {
   nodeAgentComponent,
   nodeImageStore,
   RUNTIME_CLASS_NAMES,

@@ -19,6 +19,7 @@ import { KubeClient, isAlreadyExists } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { join } from 'node:path';
 import type { Component } from './component.ts';
+import { nodeIdentity } from './identities.ts';
 import { startNodeNetwork, type NodeNetwork } from './node-network.ts';
 import { startNodeStreaming, type NodeStreaming } from './node-streaming.ts';
 import { hostNetworkPods } from './router.ts';
@@ -62,6 +63,7 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
   const emit = o.onEvent ?? (() => undefined);
   return {
     name: 'kubelet',
+    identity: nodeIdentity(o.nodeName),
     async start(ctx) {
       const client = new KubeClient({ config: ctx.apiServer.kubeConfig });
       const dir = o.dataDir;

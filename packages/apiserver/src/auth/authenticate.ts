@@ -1,4 +1,5 @@
-// Bearer-token authentication (semantics doc §11): the server's own admin token, or a service
+// Bearer-token authentication (semantics doc §11): the server's own admin token, a static token
+// of a known user (the embedded mode's components, ADR 0027), or a service
 // account token this server issued whose service account (and bound Pod or Secret) still exists
 // with the uid the token names, checked at every use like kube's service account authenticator.
 import { parseObject } from '../controllers/stored-objects.ts';
@@ -26,6 +27,8 @@ export interface Authenticator {
   tokens: ServiceAccountTokens;
   /** The single admin user's token; unset means the admin token authenticates nobody. */
   adminToken?: string;
+  /** Static tokens and who each one is (kube's --token-auth-file, in memory). */
+  users?: ReadonlyMap<string, UserInfo>;
   now: () => Date;
 }
 
@@ -120,6 +123,8 @@ export async function authenticate(
   const wanted = audiences.length > 0 ? [...audiences] : [a.tokens.issuer];
   if (a.adminToken !== undefined && token === a.adminToken)
     return { authenticated: true, user: ADMIN_USER, audiences: wanted };
+  const known = a.users?.get(token);
+  if (known) return { authenticated: true, user: known, audiences: wanted };
   try {
     const verified = await a.tokens.verify(token, a.now());
     if (!verified) return { authenticated: false, error: INVALID };

@@ -10,8 +10,11 @@ import type { Store } from '../storage/store.ts';
 import { forbiddenError, requestAttributes } from './attributes.ts';
 import { checkRbacWrite } from './escalation.ts';
 import type { UserInfo } from './policy.ts';
-import { authorize } from './resolver.ts';
+import { authorizeNode } from './node-authorizer.ts';
+import type { Attributes } from './policy.ts';
+import { authorize, type Decision } from './resolver.ts';
 import { REVIEW_KINDS, serveReview } from './reviews.ts';
+import { StoreNodeGraph } from './store-node-graph.ts';
 import { StorePolicy } from './store-policy.ts';
 
 export { reconcileBootstrapPolicy } from './bootstrap.ts';
@@ -21,9 +24,24 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 export class Authorizer {
   readonly #policy: StorePolicy;
+  readonly #graph: StoreNodeGraph;
 
   constructor(store: Store) {
     this.#policy = new StorePolicy(store);
+    this.#graph = new StoreNodeGraph(store);
+  }
+
+  /**
+   * kube's union of `--authorization-mode=Node,RBAC`: the first to allow wins; a denial names
+   * every authorizer's reason, joined as kube's union authorizer joins them.
+   */
+  decide(a: Attributes): Decision {
+    const node = authorizeNode(this.#graph, a);
+    if (node.allowed) return { allowed: true, reason: '' };
+    const rbac = authorize(this.#policy, a);
+    if (rbac.allowed) return rbac;
+    const reason = [node.reason, rbac.reason].filter((r) => r !== '').join(', ');
+    return { allowed: false, reason };
   }
 
   /** kube's 403 for a request the user may not make, or undefined when it may proceed. */
@@ -34,7 +52,7 @@ export class Authorizer {
     req: ResourceRequest | undefined,
   ): ApiError | undefined {
     const a = requestAttributes(user, method, url, req);
-    const d = authorize(this.#policy, a);
+    const d = this.decide(a);
     return d.allowed ? undefined : forbiddenError(a, d.reason);
   }
 
@@ -57,6 +75,6 @@ export class Authorizer {
   }
 
   review(call: Call, user: UserInfo, now: Date): Promise<Response> {
-    return serveReview(call, this.#policy, user, now);
+    return serveReview(call, this.#policy, user, now, (a) => this.decide(a));
   }
 }

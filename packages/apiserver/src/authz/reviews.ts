@@ -10,7 +10,7 @@ import { jsonResponse } from '../http/response.ts';
 import { formatTime } from '../objects.ts';
 import { reviewMetadata } from '../http/verbs/token-review.ts';
 import type { Attributes, UserInfo } from './policy.ts';
-import { aggregate, authorize, rulesFor, type PolicySource } from './resolver.ts';
+import { aggregate, authorize, rulesFor, type Decision, type PolicySource } from './resolver.ts';
 
 type Json = Record<string, unknown>;
 
@@ -116,8 +116,8 @@ function subjectOf(spec: Json): UserInfo {
   };
 }
 
-function accessStatus(p: PolicySource, a: Attributes): Json {
-  const d = authorize(p, a);
+function accessStatus(decide: (a: Attributes) => Decision, a: Attributes): Json {
+  const d = decide(a);
   return { allowed: d.allowed, ...(d.reason !== '' ? { reason: d.reason } : {}) };
 }
 
@@ -148,6 +148,8 @@ export async function serveReview(
   p: PolicySource,
   user: UserInfo,
   now: Date,
+  /** The authorizer chain's decision. @default RBAC alone over `p` */
+  decide: (a: Attributes) => Decision = (a) => authorize(p, a),
 ): Promise<Response> {
   const kind = REVIEW_KINDS[call.r.plural] as string;
   const review = await readObject(call.http, kind);
@@ -180,7 +182,7 @@ export async function serveReview(
       issues.map((i) => ({ field: i.field, message: i.message, type: i.type })),
     );
   const subject = kind === 'SelfSubjectAccessReview' ? user : subjectOf(spec);
-  const status = accessStatus(p, attributesFrom(subject, spec));
+  const status = accessStatus(decide, attributesFrom(subject, spec));
   const metadata = {
     ...(call.req.namespace !== undefined ? { namespace: call.req.namespace } : {}),
     ...reviewMetadata(call, spec, apiVersion, now),

@@ -6,12 +6,10 @@ import {
   CONFIG_MAPS,
   Informer,
   LEASES,
-  NAMESPACES,
   PERSISTENT_VOLUME_CLAIMS,
   PODS,
   SECRETS,
   formatMicroTime,
-  isAlreadyExists,
   isConflict,
   isNotFound,
   type KubeClient,
@@ -295,15 +293,8 @@ export class NodeAgent implements PodContainers {
 
   async #renewLease(nodeUid: string): Promise<void> {
     const c = this.#o.client;
-    await c
-      .create(NAMESPACES, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: 'kube-node-lease' },
-      })
-      .catch((e: unknown) => {
-        if (!isAlreadyExists(e)) throw e;
-      });
+    // kube-node-lease is the API server's to create (ours and kube-apiserver's do); a node may
+    // not create namespaces.
     const lease = desiredLease(this.name, nodeUid, formatMicroTime(new Date()));
     const existing = await c
       .get(LEASES, 'kube-node-lease', this.name)

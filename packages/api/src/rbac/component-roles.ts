@@ -1,0 +1,36 @@
+// The least privilege of our other components (issue 14). The router only reads: the Pods it
+// routes to, the Sandboxes they belong to, and asks TokenReviews about callers. The node agent
+// is a node: kube's Node authorizer (in the embedded API server) gives it its Node, its Lease, the
+// Pods bound to it and what they mount; this role adds only what the embedded mode asks a node to
+// do beyond a kubelet — bind unscheduled Pods to itself (it is the scheduler there), read
+// NetworkPolicies and Namespaces to enforce policy (a CNI agent's part), and register a
+// RuntimeClass per runtime it can run.
+import type { ClusterRoleManifest } from './controller-roles.ts';
+
+export const ROUTER_ROLE = 'agent-sandbox-router';
+export const NODE_ROLE = 'agent-sandbox-node';
+
+const READ = ['get', 'list', 'watch'];
+
+export const ROUTER_CLUSTER_ROLE: ClusterRoleManifest = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: { name: ROUTER_ROLE },
+  rules: [
+    { apiGroups: [''], resources: ['pods'], verbs: READ },
+    { apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: READ },
+    { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+  ],
+};
+
+export const NODE_CLUSTER_ROLE: ClusterRoleManifest = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: { name: NODE_ROLE },
+  rules: [
+    { apiGroups: [''], resources: ['pods/binding'], verbs: ['create'] },
+    { apiGroups: [''], resources: ['namespaces'], verbs: READ },
+    { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: READ },
+    { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['create'] },
+  ],
+};
