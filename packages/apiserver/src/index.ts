@@ -17,6 +17,14 @@ export {
   type Level as PodSecurityLevel,
   type PodSecurityPolicy,
 } from './podsecurity/index.ts';
+export type { AuditEvent } from './audit/audit-event.ts';
+export {
+  DEFAULT_AUDIT_MAX_BACKUPS,
+  DEFAULT_AUDIT_MAX_BYTES,
+  FileAuditLog,
+  type AuditSink,
+  type FileAuditLogOptions,
+} from './audit/file-audit-log.ts';
 export { listen, type ListenOptions, type ListeningServer } from './node-server.ts';
 export { ApiServerError } from './errors.ts';
 export type { RequestFailure, RequestFailureLog } from './http/error-boundary.ts';

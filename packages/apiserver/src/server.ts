@@ -7,6 +7,8 @@ import {
   type Authenticator,
   type UserInfo,
 } from './auth/authenticate.ts';
+import { auditEvent, isAudited, type AuditFacts } from './audit/audit-event.ts';
+import type { AuditSink } from './audit/file-audit-log.ts';
 import { Authorizer, reconcileBootstrapPolicy } from './authz/index.ts';
 import { PodSecurity, type PodSecurityPolicy } from './podsecurity/index.ts';
 import { ServiceAccountTokens } from './auth/service-account-tokens.ts';
@@ -95,6 +97,8 @@ export interface ApiServerOptions {
   serviceAccountKey?: KeyObject;
   /** PEM CA certificate published as the `kube-root-ca.crt` ConfigMap in every namespace. */
   caCert?: string;
+  /** Where an audit event of every write goes (ADR 0029). @default no audit log */
+  audit?: AuditSink;
   /** Told about every request that ends in a 5xx (the entry point logs it). @default ignored */
   onRequestError?: RequestFailureLog;
 }
@@ -257,26 +261,47 @@ export class ApiServer {
     signal: AbortSignal = new AbortController().signal,
     method: string = request.method,
   ): Promise<Response> {
+    const { audit } = this.#options;
+    const { ctx } = this.#parts;
+    const facts: AuditFacts | undefined = audit
+      ? {
+          auditID: ctx.uid(),
+          received: ctx.now(),
+          url: new URL(request.url),
+          userAgent: request.headers.get('user-agent'),
+        }
+      : undefined;
+    let response: Response;
     try {
-      return await this.#route(request, signal, method);
+      response = await this.#route(request, signal, method, facts);
     } catch (err: unknown) {
-      const response = errorResponse(err);
+      response = errorResponse(err);
       // A client that went away mid-request (its body stream aborted) is no server failure.
       if (response.status >= 500 && !signal.aborted)
         this.#options.onRequestError?.(requestFailure(method, request.url, response.status, err));
-      return response;
     }
+    if (audit && facts && isAudited(facts))
+      audit.record(auditEvent(facts, response.status, ctx.now()));
+    return response;
   }
 
-  async #route(request: Request, signal: AbortSignal, method: string): Promise<Response> {
+  async #route(
+    request: Request,
+    signal: AbortSignal,
+    method: string,
+    facts: AuditFacts | undefined,
+  ): Promise<Response> {
     const url = new URL(request.url);
-    const user = await this.#user(request, url, method);
-    if (!user) return errorResponse(unauthorized());
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const routed = ROUTED_METHODS.has(method);
     const req = parseResourceRequest(routed ? method : 'GET', url);
+    if (facts && routed && req) facts.req = req;
+    const user = await this.#user(request, url, method);
+    if (!user) return errorResponse(unauthorized());
+    if (facts) facts.user = user;
     // Authorization comes before routing, as in kube-apiserver's handler chain.
     const denied = this.#authorizer?.deny(user, method, url, routed ? req : undefined);
+    if (facts) facts.annotations = { 'authorization.k8s.io/decision': denied ? 'forbid' : 'allow' };
     if (denied) throw denied;
     const fixed = this.#fixedRoute(path, request);
     if (fixed) {
@@ -296,7 +321,13 @@ export class ApiServer {
       if (headDenied) throw headDenied;
       return withoutBody(await this.#serveResource(r, req, request, url, signal, user));
     }
-    return this.#serveResource(r, req, request, url, signal, user);
+    if (!facts) return this.#serveResource(r, req, request, url, signal, user);
+    const seen = { audit: undefined as Record<string, string> | undefined };
+    try {
+      return await this.#serveResource(r, req, request, url, signal, user, facts, seen);
+    } finally {
+      if (seen.audit) facts.annotations = { ...facts.annotations, ...seen.audit };
+    }
   }
 
   /**
@@ -382,6 +413,9 @@ export class ApiServer {
     url: URL,
     signal: AbortSignal,
     user: UserInfo,
+    facts?: AuditFacts,
+    /** Receives the Call, whose admission annotations go into the audit event. */
+    seen?: { audit: Record<string, string> | undefined },
   ): Promise<Response> {
     const warning = r.deprecationWarnings.get(req.version);
     const authorizer = this.#authorizer;
@@ -396,8 +430,13 @@ export class ApiServer {
       signal,
       user,
       admit: (obj, old, stage) => {
-        if (stage === 'before-validation') authorizer?.admit(call, user, obj, old);
-        else podSecurity.admit(call, obj, old);
+        if (facts) facts.name ??= obj.metadata.name;
+        try {
+          if (stage === 'before-validation') authorizer?.admit(call, user, obj, old);
+          else podSecurity.admit(call, obj, old);
+        } finally {
+          if (seen) seen.audit = call.audit;
+        }
       },
     };
     const parts = this.#parts;

@@ -6,6 +6,7 @@ import { buildCrds, convert } from '@agent-sandbox/api';
 import {
   ApiServer,
   CredentialError,
+  FileAuditLog,
   ensureCertificates,
   ensureServiceAccountKey,
   enforcing,
@@ -36,6 +37,8 @@ export type ApiServerEvent =
   | { type: 'file-written'; path: string }
   | { type: 'port-taken'; port: number }
   | { type: 'compaction-failed'; error: unknown }
+  /** An audit event could not be written (it is dropped; the request is served). */
+  | { type: 'audit-failed'; error: unknown }
   /** A request that failed on the server's side (a 5xx). */
   | { type: 'request-failed'; failure: RequestFailure };
 
@@ -54,6 +57,11 @@ export interface EmbeddedApiServerOptions {
   podStreams?: PodStreams;
   /** Static tokens of in-process components (identities.ts); never written to the data dir. */
   users?: readonly TokenUser[];
+  /**
+   * The audit log of writes, DIR/audit.log as JSON lines (ADR 0029); `false` turns it off.
+   * @default on, rotated at 10 MiB with 3 backups
+   */
+  audit?: false | { maxBytes?: number; maxBackups?: number };
   onEvent?: (event: ApiServerEvent) => void;
 }
 
@@ -76,8 +84,10 @@ export function dataDirPaths(dataDir: string): {
   token: string;
   pki: string;
   kubeconfig: string;
+  audit: string;
 } {
   return {
+    audit: join(dataDir, 'audit.log'),
     database: join(dataDir, 'apiserver.db'),
     token: join(dataDir, 'token'),
     pki: join(dataDir, 'pki'),
@@ -106,6 +116,16 @@ export async function startEmbeddedApiServer(
     const token = ensureToken({ path: paths.token });
     const certs = await ensureCertificates({ dir: paths.pki });
     for (const path of certs.written) emit({ type: 'file-written', path });
+    const auditOptions = options.audit ?? {};
+    const audit =
+      auditOptions === false
+        ? undefined
+        : new FileAuditLog({
+            path: paths.audit,
+            ...auditOptions,
+            onError: (error) => emit({ type: 'audit-failed', error }),
+          });
+    if (audit) cleanup.push(() => audit.close());
 
     const server = new ApiServer({
       store,
@@ -114,6 +134,7 @@ export async function startEmbeddedApiServer(
       convert: (obj, toApiVersion) => ({ ...convert(obj, toApiVersion) }),
       token,
       ...(options.users ? { users: options.users } : {}),
+      ...(audit ? { audit } : {}),
       // Tokens from TokenRequest stay valid across restarts; the CA becomes kube-root-ca.crt.
       serviceAccountKey: ensureServiceAccountKey({ path: join(paths.pki, 'sa.key') }),
       caCert: certs.caCert,

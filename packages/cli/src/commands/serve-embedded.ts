@@ -19,6 +19,8 @@ export interface ApiServerFlags {
   port?: number;
   /** @default 'baseline' (startEmbeddedApiServer's default) */
   podSecurity?: PodSecurityFlag;
+  /** false: no audit log (--no-audit-log). @default true */
+  auditLog?: boolean;
 }
 
 /** The embedded API server's options from the shared flags. */
@@ -27,6 +29,7 @@ export function apiServerOptions(dataDir: string, flags: ApiServerFlags): Embedd
     dataDir,
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.podSecurity !== undefined ? { podSecurity: flags.podSecurity } : {}),
+    ...(flags.auditLog === false ? { audit: false as const } : {}),
   };
 }
 
@@ -101,6 +104,11 @@ function report(event: ApiServerEvent, io: CommandIO): void {
       // One JSON line on stderr for each request that failed on the server's side.
       io.stderr(
         `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'request failed', ...event.failure })}\n`,
+      );
+      return;
+    case 'audit-failed':
+      io.stderr(
+        `audit log write failed: ${event.error instanceof Error ? event.error.message : String(event.error)}\n`,
       );
       return;
     case 'compaction-failed':

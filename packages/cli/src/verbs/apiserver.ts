@@ -23,8 +23,19 @@ export const apiserverVerb: Verb = (program, { io, setExit }) => {
       parsePort,
     )
     .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
-    .action(async (opts: { dataDir: string; port?: number; podSecurity?: PodSecurityFlag }) => {
-      const { runApiserver } = await import('../commands/apiserver.ts');
-      setExit(await runApiserver(opts, io));
-    });
+    .option(
+      '--no-audit-log',
+      'keep no audit log of writes (default: DIR/audit.log, rotated at 10 MiB)',
+    )
+    .action(
+      async (opts: {
+        dataDir: string;
+        port?: number;
+        podSecurity?: PodSecurityFlag;
+        auditLog?: boolean;
+      }) => {
+        const { runApiserver } = await import('../commands/apiserver.ts');
+        setExit(await runApiserver(opts, io));
+      },
+    );
 };

@@ -19,8 +19,19 @@ export const startVerb: Verb = (program, { io, setExit, version }) => {
       parsePort,
     )
     .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
-    .action(async (opts: { dataDir?: string; port?: number; podSecurity?: PodSecurityFlag }) => {
-      const { runStart } = await import('../commands/start.ts');
-      setExit(await runStart(opts, io, { version }));
-    });
+    .option(
+      '--no-audit-log',
+      'keep no audit log of writes (default: DIR/audit.log, rotated at 10 MiB)',
+    )
+    .action(
+      async (opts: {
+        dataDir?: string;
+        port?: number;
+        podSecurity?: PodSecurityFlag;
+        auditLog?: boolean;
+      }) => {
+        const { runStart } = await import('../commands/start.ts');
+        setExit(await runStart(opts, io, { version }));
+      },
+    );
 };

@@ -13,6 +13,7 @@ interface UpFlags {
   dataDir?: string;
   port?: number;
   podSecurity?: PodSecurityFlag;
+  auditLog?: boolean;
   podCidr?: string;
   bridge?: string;
   demo?: boolean;
@@ -34,6 +35,10 @@ export const upVerb: Verb = (program, { io, setExit, version }) => {
       parsePort,
     )
     .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
+    .option(
+      '--no-audit-log',
+      'keep no audit log of writes (default: DIR/audit.log, rotated at 10 MiB)',
+    )
     .option(
       '--pod-cidr <cidr>',
       'IPv4 range Pods get their IPs from (default: 10.88.0.0/16)',

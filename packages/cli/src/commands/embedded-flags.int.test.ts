@@ -1,9 +1,10 @@
-// `--pod-security <level>` on `apiserver`, `start` and `up`: the level namespaces without
-// pod-security.kubernetes.io labels get (ADR 0026). Bad values fail before anything serves;
-// the level chosen is what admission enforces on a real data dir.
+// The API server flags of `apiserver`, `start` and `up`: `--pod-security <level>`, the level
+// namespaces without pod-security.kubernetes.io labels get (ADR 0026; bad values fail before
+// anything serves, the level chosen is what admission enforces on a real data dir), and
+// `--no-audit-log` (ADR 0029).
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -114,5 +115,24 @@ describe('--pod-security', () => {
         expect(created.metadata.name).toBe('priv');
       },
     );
+  }, 60_000);
+});
+
+describe('--no-audit-log', () => {
+  it('is listed on apiserver, start and up; DIR/audit.log is kept unless it is given', async () => {
+    for (const command of COMMANDS)
+      expect((await runCli([command, '--help'])).stdout).toMatch(/--no-audit-log/);
+    const on = dataDir();
+    await serving(
+      (io, signal) => runApiserver({ dataDir: on, port: 0 }, io, { signal }),
+      async (client) => void (await client.create(PODS, pod('plain'))),
+    );
+    expect(existsSync(join(on, 'audit.log'))).toBe(true);
+    const off = dataDir();
+    await serving(
+      (io, signal) => runApiserver({ dataDir: off, port: 0, auditLog: false }, io, { signal }),
+      async (client) => void (await client.create(PODS, pod('plain'))),
+    );
+    expect(existsSync(join(off, 'audit.log'))).toBe(false);
   }, 60_000);
 });
