@@ -69,7 +69,7 @@ export interface ApiServerOptions {
   token?: string;
   /**
    * Static bearer tokens and the user each authenticates as (kube's --token-auth-file): the
-   * embedded mode gives each component its own identity this way (ADR 0027). @default none
+   * embedded mode gives each component its own identity this way (ADR 0030). @default none
    */
   users?: readonly TokenUser[];
   /**
@@ -97,7 +97,7 @@ export interface ApiServerOptions {
   serviceAccountKey?: KeyObject;
   /** PEM CA certificate published as the `kube-root-ca.crt` ConfigMap in every namespace. */
   caCert?: string;
-  /** Where an audit event of every write goes (ADR 0029). @default no audit log */
+  /** Where an audit event of every write goes (ADR 0031). @default no audit log */
   audit?: AuditSink;
   /** Told about every request that ends in a 5xx (the entry point logs it). @default ignored */
   onRequestError?: RequestFailureLog;

@@ -58,7 +58,7 @@ export interface EmbeddedApiServerOptions {
   /** Static tokens of in-process components (identities.ts); never written to the data dir. */
   users?: readonly TokenUser[];
   /**
-   * The audit log of writes, DIR/audit.log as JSON lines (ADR 0029); `false` turns it off.
+   * The audit log of writes, DIR/audit.log as JSON lines (ADR 0031); `false` turns it off.
    * @default on, rotated at 10 MiB with 3 backups
    */
   audit?: false | { maxBytes?: number; maxBackups?: number };

@@ -3,8 +3,9 @@
 // is a node: kube's Node authorizer (in the embedded API server) gives it its Node, its Lease, the
 // Pods bound to it and what they mount; this role adds only what the embedded mode asks a node to
 // do beyond a kubelet — bind unscheduled Pods to itself (it is the scheduler there), read
-// NetworkPolicies and Namespaces to enforce policy (a CNI agent's part), and register a
-// RuntimeClass per runtime it can run.
+// NetworkPolicies and Namespaces to enforce policy (a CNI agent's part), register a
+// RuntimeClass per runtime it can run, and bind PersistentVolumeClaims to local volumes (kube's
+// persistent-volume-binder controller's part, which runs in the node agent there).
 import type { ClusterRoleManifest } from './controller-roles.ts';
 
 export const ROUTER_ROLE = 'agent-sandbox-router';
@@ -32,5 +33,16 @@ export const NODE_CLUSTER_ROLE: ClusterRoleManifest = {
     { apiGroups: [''], resources: ['namespaces'], verbs: READ },
     { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: READ },
     { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['create'] },
+    {
+      apiGroups: [''],
+      resources: ['persistentvolumes'],
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    },
+    { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['patch', 'update', ...READ] },
+    {
+      apiGroups: [''],
+      resources: ['persistentvolumeclaims/status', 'persistentvolumes/status'],
+      verbs: ['patch', 'update'],
+    },
   ],
 };

@@ -1,7 +1,7 @@
 // The API server flags of `apiserver`, `start` and `up`: `--pod-security <level>`, the level
 // namespaces without pod-security.kubernetes.io labels get (ADR 0026; bad values fail before
 // anything serves, the level chosen is what admission enforces on a real data dir), and
-// `--no-audit-log` (ADR 0029).
+// `--no-audit-log` (ADR 0031).
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { existsSync, mkdtempSync } from 'node:fs';
