@@ -69,7 +69,7 @@ export interface ApiServerOptions {
   token?: string;
   /**
    * Static bearer tokens and the user each authenticates as (kube's --token-auth-file): the
-   * embedded mode gives each component its own identity this way (ADR 0030). @default none
+   * embedded mode gives each component its own identity this way (ADR 0027). @default none
    */
   users?: readonly TokenUser[];
   /**

@@ -1,5 +1,5 @@
 // Bearer-token authentication (semantics doc §11): the server's own admin token, a static token
-// of a known user (the embedded mode's components, ADR 0030), or a service
+// of a known user (the embedded mode's components, ADR 0027), or a service
 // account token this server issued whose service account (and bound Pod or Secret) still exists
 // with the uid the token names, checked at every use like kube's service account authenticator.
 import { parseObject } from '../controllers/stored-objects.ts';
