@@ -92,6 +92,24 @@ describe('WatchDir', () => {
     const { error } = await watch(p, false).done;
     expect(error).toMatchObject({ code, details });
   });
+  it('sends response headers once the watch is in place, before any event', async () => {
+    const own = ourClient(d.grpcAddress!, 'watcher.v1.FileWatcherService');
+    const stream = own.WatchDir({ path: 'w', recursive: false }) as grpc.ClientReadableStream<Ev>;
+    const events: Ev[] = [];
+    stream.on('data', (e: Ev) => events.push(e));
+    const done = collect(stream);
+    const headers = await new Promise<grpc.Metadata>((resolve, reject) => {
+      stream.once('metadata', resolve);
+      setTimeout(() => reject(new Error('no response headers within 2 s of WatchDir')), 2000);
+    });
+    expect(headers).toBeInstanceOf(grpc.Metadata);
+    expect(events).toEqual([]);
+    stream.cancel();
+    await done;
+    own.close();
+    await sleep(100);
+  });
+
   it('allows at most 64 concurrent watches', async () => {
     const ws = Array.from({ length: 64 }, () => watch('w', false));
     await sleep(300);

@@ -4,7 +4,11 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Metadata,
+  type ServerWritableStream,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import {
   FileEventType,
   WATCH_BATCH_MS,
@@ -165,6 +169,9 @@ export function watcherService(root: string): UntypedServiceImplementation {
             release();
           });
           await w.add(dir);
+          // Response headers now, not with the first event: a client waiting for the stream to
+          // open (and every proxy between) knows the watch is in place.
+          call.sendMetadata(new Metadata());
         })
         .catch((err: unknown) => {
           release();
