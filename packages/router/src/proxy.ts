@@ -276,6 +276,8 @@ export function handleRequest(req: IncomingMessage, res: ServerResponse, deps: P
       .writeHead(status, {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
+        // A body still arriving (a slow client cut at the deadline) is not read on: close.
+        ...(req.complete ? {} : { connection: 'close' }),
       })
       .end(body);
   };

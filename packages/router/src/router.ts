@@ -40,6 +40,8 @@ export interface RouterOptions {
   proxyTimeoutMs?: number;
   /** @default 30_000 */
   responseHeaderTimeoutMs?: number;
+  /** Inbound request headers must arrive within this (Go's ReadHeaderTimeout). @default 10_000 */
+  readHeaderTimeoutMs?: number;
   /** @default 3 */
   upstreamMaxRetries?: number;
   /** @default 200 */
@@ -182,7 +184,13 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
   };
   const servers: Server[] = [];
   let ready = false;
-  const proxy = createServer((req, res) => {
+  const readHeaderTimeoutMs = o.readHeaderTimeoutMs ?? 10_000;
+  // Node checks header deadlines every connectionsCheckingInterval (30 s by default), which would
+  // let a slowloris client hold a connection for 40 s; check often enough to keep the bound.
+  const serverOptions = {
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, readHeaderTimeoutMs / 2)),
+  };
+  const proxy = createServer(serverOptions, (req, res) => {
     try {
       handleRequest(req, res, deps);
     } catch {
@@ -192,7 +200,7 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
   proxy.on('upgrade', (req, socket, head) =>
     handleUpgrade(req, socket as import('node:net').Socket, head, deps),
   );
-  proxy.headersTimeout = 10_000;
+  proxy.headersTimeout = readHeaderTimeoutMs;
   proxy.requestTimeout = 0;
   proxy.keepAliveTimeout = 120_000;
   servers.push(proxy);

@@ -74,12 +74,22 @@ const BAD_REQUEST =
   'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n' +
   `Content-Length: ${Buffer.byteLength(BAD_REQUEST_BODY)}\r\n\r\n${BAD_REQUEST_BODY}`;
 
+const TIMED_OUT_BODY =
+  '{"code":"DEADLINE_EXCEEDED","message":"request headers did not arrive in time"}\n';
+const TIMED_OUT =
+  'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nConnection: close\r\n' +
+  `Content-Length: ${Buffer.byteLength(TIMED_OUT_BODY)}\r\n\r\n${TIMED_OUT_BODY}`;
+
 /** Serves `handle`; resolves once listening, rejects with the bind error. */
 export function serveHttp(
   handle: FetchHandler,
   options: HttpServeOptions,
 ): Promise<ListeningHttpServer> {
-  const server: Server = createServer((req, res) => {
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
+  // Header deadlines are checked every connectionsCheckingInterval (30 s by default): often
+  // enough here that a slowloris client is cut at the deadline, not up to 30 s later.
+  const checking = Math.max(100, Math.min(1000, headersTimeoutMs / 2));
+  const server: Server = createServer({ connectionsCheckingInterval: checking }, (req, res) => {
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const info: RequestInfo = {
@@ -99,12 +109,13 @@ export function serveHttp(
       .then((response) => send(res, response, req.method ?? 'GET'))
       .catch(() => res.destroy());
   });
-  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = 0; // large transfers are never cut (dataplane §4.1)
   server.keepAliveTimeout = options.idleTimeoutMs ?? 60_000;
   server.maxConnections = options.maxConnections ?? 1024;
-  server.on('clientError', (_err: Error, socket: Socket) => {
-    if (socket.writable) socket.end(BAD_REQUEST);
+  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (socket.writable) socket.end(timedOut ? TIMED_OUT : BAD_REQUEST);
     else socket.destroy();
   });
   return new Promise((resolve, reject) => {
