@@ -36,7 +36,10 @@ export interface SdkWorld {
   kubeconfigPath: string;
   /** Creates a SandboxTemplate with one container (`main`, busybox) that allows claim env. */
   createTemplate(name: string): Promise<void>;
-  /** Creates a SandboxWarmPool of `replicas` for `template`. */
+  /**
+   * Creates a SandboxWarmPool of `replicas` for `template` and resolves once it reports them all
+   * ready (a claim made earlier finds no warm member within its grace and goes cold).
+   */
   createPool(name: string, template: string, replicas: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -96,6 +99,7 @@ export async function openSdkWorld(options: { podIp?: string } = {}): Promise<Sd
         metadata: { name, namespace },
         spec: { replicas, sandboxTemplateRef: { name: template } },
       } as KubeObject);
+      await untilPoolReady(client, namespace, name, replicas);
     },
     close: async () => {
       abort.abort();
@@ -145,4 +149,24 @@ async function runScriptedKubelet(
   };
   informer.addHandlers({ onAdd: start, onUpdate: (_old, pod) => start(pod) });
   await informer.run(signal);
+}
+
+async function untilPoolReady(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  replicas: number,
+): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
+      SANDBOX_WARM_POOLS,
+      namespace,
+      name,
+    );
+    if ((pool.status?.readyReplicas ?? 0) >= replicas) return;
+    if (Date.now() > deadline)
+      throw new Error(`warm pool ${namespace}/${name} has not ${replicas} ready members in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
