@@ -34,4 +34,4 @@ export {
   isQualifiedName,
   isValidLabelValue,
 } from './names.ts';
-export { goFloat, goQuote } from './go-format.ts';
+export { goFloat, goNumber, goQuote } from './go-format.ts';

@@ -1,19 +1,14 @@
 // How Go prints the JSON values a JSONPath result holds. JSON decoded by apimachinery gives
 // int64 for whole numbers and float64 otherwise, so a JS number prints as an int64 when it is an
 // integer and as a float64 (`%v`, i.e. strconv 'g' with exponent from 1e+06) when not.
-// goFloat is crd-schema's, the one copy of Go's float formatting.
-import { goFloat } from '@agent-sandbox/crd-schema';
+// goFloat and goNumber are crd-schema's, the one copy of Go's number formatting.
+import { goFloat, goNumber } from '@agent-sandbox/crd-schema';
 
-export { goFloat };
+export { goFloat, goNumber };
 
 /** A float literal from a template (`{[?(@.x > 1.5)]}`): float64 even when whole. */
 export class FloatLiteral {
   constructor(readonly value: number) {}
-}
-
-/** A JSON number as Go prints the decoded value: int64 in decimal, float64 with `%v`. */
-export function goNumber(n: number): string {
-  return Number.isInteger(n) && Math.abs(n) < 2 ** 63 ? BigInt(n).toString() : goFloat(n);
 }
 
 const JSON_ESCAPES: Readonly<Record<string, string>> = {
