@@ -1,41 +1,33 @@
 // `agent-sandbox apiserver --data-dir DIR [--port N]` (implementation: commands/apiserver.ts).
 import { parsePort } from '../flags/port.ts';
-import {
-  POD_SECURITY_HELP,
-  parsePodSecurity,
-  type PodSecurityFlag,
-} from '../flags/pod-security.ts';
+import { withAdmissionFlags, type AdmissionFlags } from '../flags/embedded.ts';
 import type { Verb } from '../verb.ts';
 
 /** kube-apiserver's secure port (also @agent-sandbox/local's DEFAULT_PORT; not imported here so --help loads nothing). */
 const DEFAULT_PORT = 6443;
 
 export const apiserverVerb: Verb = (program, { io, setExit }) => {
-  program
-    .command('apiserver')
-    .description(
-      'run the embedded Kubernetes API server alone over HTTPS on 127.0.0.1; writes DIR/kubeconfig',
-    )
-    .requiredOption('--data-dir <dir>', 'where the database, CA, token and kubeconfig live')
-    .option(
-      '--port <n>',
-      `port to serve on; 0 picks a free one (default: ${DEFAULT_PORT}, or a free port if taken)`,
-      parsePort,
-    )
-    .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
-    .option(
-      '--no-audit-log',
-      'keep no audit log of writes (default: DIR/audit.log, rotated at 10 MiB)',
-    )
-    .action(
-      async (opts: {
+  withAdmissionFlags(
+    program
+      .command('apiserver')
+      .description(
+        'run the embedded Kubernetes API server alone over HTTPS on 127.0.0.1; writes DIR/kubeconfig',
+      )
+      .requiredOption('--data-dir <dir>', 'where the database, CA, token and kubeconfig live')
+      .option(
+        '--port <n>',
+        `port to serve on; 0 picks a free one (default: ${DEFAULT_PORT}, or a free port if taken)`,
+        parsePort,
+      ),
+  ).action(
+    async (
+      opts: AdmissionFlags & {
         dataDir: string;
         port?: number;
-        podSecurity?: PodSecurityFlag;
-        auditLog?: boolean;
-      }) => {
-        const { runApiserver } = await import('../commands/apiserver.ts');
-        setExit(await runApiserver(opts, io));
       },
-    );
+    ) => {
+      const { runApiserver } = await import('../commands/apiserver.ts');
+      setExit(await runApiserver(opts, io));
+    },
+  );
 };

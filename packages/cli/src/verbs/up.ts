@@ -2,60 +2,50 @@
 import { defaultDataDir } from '../data-dir.ts';
 import { parseBridgeName, parsePodCidr } from '../flags/network.ts';
 import { parsePort } from '../flags/port.ts';
-import {
-  POD_SECURITY_HELP,
-  parsePodSecurity,
-  type PodSecurityFlag,
-} from '../flags/pod-security.ts';
+import { withAdmissionFlags, type AdmissionFlags } from '../flags/embedded.ts';
 import type { Verb } from '../verb.ts';
 
-interface UpFlags {
+interface UpFlags extends AdmissionFlags {
   dataDir?: string;
   port?: number;
-  podSecurity?: PodSecurityFlag;
-  auditLog?: boolean;
   podCidr?: string;
   bridge?: string;
   demo?: boolean;
 }
 
 export const upVerb: Verb = (program, { io, setExit, version }) => {
-  program
-    .command('up')
-    .description(
-      'run agent-sandbox with its node agent on this machine (needs root and runc); stop with Ctrl-C',
-    )
-    .option(
-      '--data-dir <dir>',
-      `where state lives (default: $AGENT_SANDBOX_HOME, else ${defaultDataDir()})`,
-    )
-    .option(
-      '--port <n>',
-      'API server port; 0 picks a free one (default: 6443, or a free port if taken)',
-      parsePort,
-    )
-    .option('--pod-security <level>', POD_SECURITY_HELP, parsePodSecurity)
-    .option(
-      '--no-audit-log',
-      'keep no audit log of writes (default: DIR/audit.log, rotated at 10 MiB)',
-    )
-    .option(
-      '--pod-cidr <cidr>',
-      'IPv4 range Pods get their IPs from (default: 10.88.0.0/16)',
-      parsePodCidr,
-    )
-    .option(
-      '--bridge <name>',
-      'host bridge for Pods; netns, veths and nft tables are named after it (default: asb0)',
-      parseBridgeName,
-    )
-    .option(
-      '--demo',
-      'what npm start runs: set up this machine (apt, as root), build the demo image, install the demo template and warm pool "python"',
-      false,
-    )
-    .action(async (opts: UpFlags) => {
-      const { runUp } = await import('../commands/up.ts');
-      setExit(await runUp(opts, io, { version }));
-    });
+  withAdmissionFlags(
+    program
+      .command('up')
+      .description(
+        'run agent-sandbox with its node agent on this machine (needs root and runc); stop with Ctrl-C',
+      )
+      .option(
+        '--data-dir <dir>',
+        `where state lives (default: $AGENT_SANDBOX_HOME, else ${defaultDataDir()})`,
+      )
+      .option(
+        '--port <n>',
+        'API server port; 0 picks a free one (default: 6443, or a free port if taken)',
+        parsePort,
+      )
+      .option(
+        '--pod-cidr <cidr>',
+        'IPv4 range Pods get their IPs from (default: 10.88.0.0/16)',
+        parsePodCidr,
+      )
+      .option(
+        '--bridge <name>',
+        'host bridge for Pods; netns, veths and nft tables are named after it (default: asb0)',
+        parseBridgeName,
+      )
+      .option(
+        '--demo',
+        'what npm start runs: set up this machine (apt, as root), build the demo image, install the demo template and warm pool "python"',
+        false,
+      ),
+  ).action(async (opts: UpFlags) => {
+    const { runUp } = await import('../commands/up.ts');
+    setExit(await runUp(opts, io, { version }));
+  });
 };
