@@ -2,9 +2,8 @@
 // sandbox without a router: the Sandbox's Pod IP (the scripted kubelet reports 127.0.0.1) and
 // sandboxd's ports.
 // eslint-disable-next-line no-restricted-imports -- the test runs a real daemon
-import { startSandboxd, type SandboxdHandle } from '@agent-sandbox/sandboxd';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import type { SandboxdHandle } from '@agent-sandbox/sandboxd';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +16,7 @@ import {
   UnsupportedError,
   type FileWatchEvent,
 } from '../index.ts';
+import { startTestSandboxd } from '../testing/sandboxd.ts';
 import { openSdkWorld, type SdkWorld } from '../testing/world.ts';
 
 describe('commands and files through sandboxd', () => {
@@ -28,15 +28,7 @@ describe('commands and files through sandboxd', () => {
     world = await openSdkWorld();
     await world.createTemplate('tpl');
     await world.createPool('pool', 'tpl', 1);
-    base = await mkdtemp(join(tmpdir(), 'sdk-sandboxd-'));
-    daemon = await startSandboxd({
-      rootDir: join(base, 'root'),
-      listenHost: '127.0.0.1',
-      restPort: 0,
-      grpcPort: 0,
-      legacyPort: -1,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base },
-    });
+    ({ daemon, base } = await startTestSandboxd('sdk-sandboxd-'));
     const grpcPort = Number(daemon.grpcAddress?.split(':').pop());
     const restPort = Number(new URL(daemon.restUrl ?? '').port);
     sandbox = await Sandbox.create({

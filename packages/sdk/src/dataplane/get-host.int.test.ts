@@ -3,17 +3,16 @@
 // per-sandbox host names (`<port>-<sandbox>.<namespace>.<domain>`), which the test reaches as DNS
 // would: a connection to the router with the URL's host in the Host header.
 /* eslint-disable no-restricted-imports -- the test runs a real daemon and a real router */
-import { startSandboxd, type SandboxdHandle } from '@agent-sandbox/sandboxd';
+import type { SandboxdHandle } from '@agent-sandbox/sandboxd';
 import { startRouter, type RunningRouter } from '@agent-sandbox/router';
 /* eslint-enable no-restricted-imports */
 import { KubeClient, kubeConfigFromFile } from '@agent-sandbox/kube';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, Sandbox, UnsupportedError, type CommandHandle } from '../index.ts';
+import { startTestSandboxd } from '../testing/sandboxd.ts';
 import { openSdkWorld, type SdkWorld } from '../testing/world.ts';
 
 function freePort(): Promise<number> {
@@ -62,15 +61,7 @@ describe('Sandbox.getHost', () => {
     world = await openSdkWorld();
     await world.createTemplate('tpl');
     await world.createPool('pool', 'tpl', 1);
-    base = await mkdtemp(join(tmpdir(), 'sdk-gethost-'));
-    daemon = await startSandboxd({
-      rootDir: join(base, 'root'),
-      listenHost: '127.0.0.1',
-      restPort: 0,
-      grpcPort: 0,
-      legacyPort: -1,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base },
-    });
+    ({ daemon, base } = await startTestSandboxd('sdk-gethost-'));
     sandbox = await Sandbox.create({
       kubeconfig: world.kubeconfigPath,
       namespace: world.namespace,
