@@ -198,13 +198,7 @@ describe('agent-sandbox up', () => {
 
   it('runs a Sandbox with a bridge IP; kubectl exec, exec -it, logs -f and port-forward work', async () => {
     expect((await kubectl(['apply', '-f', '-'], SANDBOX)).code).toBe(0);
-    await expect
-      .poll(async () => (await kubectl(['get', 'pod', 'box', '-o', 'name'])).stdout, {
-        timeout: 30_000,
-      })
-      .toMatch(/pod\/box/);
-    const ready = await kubectl(['wait', '--for=condition=Ready', 'pod/box', '--timeout=60s']);
-    expect(ready.stderr).toBe('');
+    await waitReady('box');
     const ip = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.status.podIP}'])).stdout;
     expect(ip.startsWith(`${SUBNET}.`)).toBe(true);
 
@@ -269,13 +263,7 @@ spec:
 
   it('resolves Service and Pod names inside a sandbox through cluster DNS', async () => {
     expect((await kubectl(['apply', '-f', '-'], CLIENT)).code).toBe(0);
-    await expect
-      .poll(async () => (await kubectl(['get', 'pod', 'client', '-o', 'name'])).stdout, {
-        timeout: 30_000,
-      })
-      .toMatch(/pod\/client/);
-    const ready = await kubectl(['wait', '--for=condition=Ready', 'pod/client', '--timeout=60s']);
-    expect(ready.stderr).toBe('');
+    await waitReady('client');
     const inClient = (script: string) => kubectl(['exec', 'client', '--', 'sh', '-c', script]);
     const resolv = await inClient('cat /etc/resolv.conf');
     expect(resolv.stdout).toBe(
