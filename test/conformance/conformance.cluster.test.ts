@@ -20,6 +20,7 @@ import { KIND_DEFAULT_CASES, POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
 import { POD_VALIDATION_CASES } from './cases/pod-validation.ts';
 import { POD_SECURITY_CASES } from './cases/pod-security.ts';
 import { POD_CASES } from './cases/pods.ts';
+import { RBAC_NAME_CASES } from './cases/rbac-names.ts';
 import { RBAC_CASES } from './cases/rbac.ts';
 import { SERVICE_ACCOUNT_CASES } from './cases/service-accounts.ts';
 import { SERVICE_CASES } from './cases/services.ts';
@@ -44,6 +45,7 @@ const CASES: ConformanceCase[] = [
   ...HOSTILE_CASES,
   ...PARAMETER_CASES,
   ...RBAC_CASES,
+  ...RBAC_NAME_CASES,
   ...POD_SECURITY_CASES,
 ];
 

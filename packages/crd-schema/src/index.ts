@@ -26,12 +26,13 @@ export {
   type OpenApiDefinition,
   type OpenApiDefinitions,
 } from './openapi-to-structural.ts';
-export { validateObjectMeta } from './object-meta-validation.ts';
+export { validateObjectMeta, type NameRule } from './object-meta-validation.ts';
 export {
   isDNS1123Label,
   isDNS1123Subdomain,
   isEnvVarName,
   isQualifiedName,
   isValidLabelValue,
+  isValidPathSegmentName,
 } from './names.ts';
 export { goFloat, goNumber, goQuote } from './go-format.ts';

@@ -88,6 +88,15 @@ export function isQualifiedName(value: string): string[] {
   return errs;
 }
 
+/**
+ * path.IsValidPathSegmentName: what a name must be to sit in a URL path segment, and all kube
+ * asks of RBAC objects' names (ValidateRBACName), so `system:controller:x` is a valid Role name.
+ */
+export function isValidPathSegmentName(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`];
+  return ['/', '%'].filter((c) => value.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));

@@ -10,18 +10,35 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function validateObjectMeta(metadata: unknown): FieldIssue[] {
+/**
+ * A kind's name check (kube's ValidateNameFunc); `prefix` is true for a generateName, which is
+ * checked without the random suffix kube appends.
+ */
+export type NameRule = (value: string, prefix: boolean) => string[];
+
+/** NameIsDNSSubdomain, the rule of custom resources and most built-in kinds. */
+export const dnsSubdomainName: NameRule = (value, prefix) =>
+  // A generateName is checked after trimming a trailing '-' (its suffix follows it).
+  isDNS1123Subdomain(prefix ? value.replace(/-$/, '') : value);
+
+export function validateObjectMeta(
+  metadata: unknown,
+  nameRule: NameRule = dnsSubdomainName,
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (!isRecord(metadata)) return [required('metadata')];
   const { name, generateName, namespace, labels, annotations } = metadata;
-  if (typeof name === 'string' && name !== '') {
-    for (const msg of isDNS1123Subdomain(name)) issues.push(invalid('metadata.name', name, msg));
-  } else if (typeof generateName === 'string' && generateName !== '') {
-    // generateName is checked without its random suffix, after trimming a trailing '-'.
-    for (const msg of isDNS1123Subdomain(generateName.replace(/-$/, ''))) {
+  const hasName = typeof name === 'string' && name !== '';
+  const hasGenerateName = typeof generateName === 'string' && generateName !== '';
+  // kube checks both: a server has made the name from the generateName by now.
+  if (hasGenerateName) {
+    for (const msg of nameRule(generateName, true)) {
       issues.push(invalid('metadata.generateName', generateName, msg));
     }
-  } else {
+  }
+  if (hasName) {
+    for (const msg of nameRule(name, false)) issues.push(invalid('metadata.name', name, msg));
+  } else if (!hasGenerateName) {
     issues.push(required('metadata.name', 'name or generateName is required'));
   }
   if (typeof namespace === 'string' && namespace !== '') {

@@ -6,8 +6,10 @@ import {
   invalid as invalidField,
   isRulesSkippedIssue,
   isDNS1123Label,
+  isValidPathSegmentName,
   validateObjectMeta,
   type FieldIssue,
+  type NameRule,
 } from '@agent-sandbox/crd-schema';
 import { badRequest, invalid, statusError } from '../errors.ts';
 import { isConfigMap, validateConfigMapSize } from '../resources/configmap-validation.ts';
@@ -24,6 +26,15 @@ import { readPath } from './field-path.ts';
 import type { KubeObject } from '../objects.ts';
 import type { Call, ServerParts } from './context.ts';
 import type { WriteOptions } from './options.ts';
+
+/**
+ * RBAC objects are named like `system:controller:x`: kube checks only that their names fit a
+ * path segment (ValidateRBACName); every other kind keeps the DNS-subdomain rule.
+ */
+function nameRuleOf(r: Call['r']): NameRule | undefined {
+  if (r.group !== 'rbac.authorization.k8s.io') return undefined;
+  return isValidPathSegmentName;
+}
 
 /**
  * Prunes and defaults `obj` in place-equivalent and returns the admitted object; throws 422
@@ -82,7 +93,7 @@ export function admitObject(
   }
   call.admit?.(admitted, old, 'before-validation');
   // kube-apiserver's order: ObjectMeta, then the schema, then the scale subresource's check.
-  const issues: FieldIssue[] = [...validateObjectMeta(admitted.metadata)];
+  const issues: FieldIssue[] = [...validateObjectMeta(admitted.metadata, nameRuleOf(r))];
   // Blocking ObjectMeta errors (required, type, enum, too long/many) also stop CEL rules, and
   // kube says so once (semantics doc §7.3); a merely invalid value does not.
   if (

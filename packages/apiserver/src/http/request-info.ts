@@ -1,3 +1,4 @@
+import { isValidPathSegmentName } from '@agent-sandbox/crd-schema';
 import { badRequest } from '../errors.ts';
 
 // Parses a resource URL into group, version, namespace, resource, name, subresource and verb,
@@ -104,9 +105,7 @@ export { isTrue as isTrueParam };
  * message (an ApiError from errors.ts).
  */
 export function checkPathSegmentName(name: string): void {
-  let problems: string[];
-  if (name === '.' || name === '..') problems = [`may not be '${name}'`];
-  else problems = ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  const problems = isValidPathSegmentName(name);
   if (problems.length > 0)
     throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
 }
