@@ -19,3 +19,36 @@ export type Verb = (program: Command, ctx: VerbContext) => void;
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** The entry point of a verb whose flags are upstream's Go-style ones (flags/go-flags.ts). */
+export type GoFlagsCommand = (
+  argv: readonly string[],
+  io: CommandIO,
+  run: { version: string },
+) => Promise<number>;
+
+/**
+ * A verb that takes upstream's Go-style flags: commander passes every argument through untouched
+ * (no --help of its own: the command prints upstream's), and `load` imports the implementation
+ * only when the verb runs.
+ */
+export function goFlagsVerb(
+  name: string,
+  description: string,
+  load: () => Promise<GoFlagsCommand>,
+): Verb {
+  return (program, { io, setExit, version }) => {
+    program
+      .command(name)
+      .description(description)
+      .helpOption(false)
+      .passThroughOptions()
+      .allowUnknownOption(true)
+      .allowExcessArguments(true)
+      .argument('[flags...]')
+      .action(async (flags: string[]) => {
+        const run = await load();
+        setExit(await run(flags, io, { version }));
+      });
+  };
+}

@@ -2,6 +2,7 @@
 // certificate from the admin kubeconfig, exact error Statuses, and an informer.
 import type { ConfigMap, KubeObject } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKubeconfig } from './testing/cluster.ts';
 import { KubeClient } from './client.ts';
@@ -10,6 +11,8 @@ import { Informer } from './informer.ts';
 import { kubeConfigFromFile } from './kubeconfig.ts';
 import { CONFIG_MAPS, NAMESPACES } from './resources.ts';
 import { configMap } from './testing/builders.ts';
+import { startTcpProxy } from './testing/tcp-proxy.ts';
+import type { TransportFailure } from './retry.ts';
 
 type CM = ConfigMap & KubeObject;
 let client: KubeClient;
@@ -71,4 +74,40 @@ describe('KubeClient on kube-apiserver', () => {
     ac.abort();
     await run;
   });
+});
+
+describe('KubeClient connections to kube-apiserver (through a counting TCP proxy)', () => {
+  it('keeps one TLS connection alive across requests and 6 s idle, bounds concurrent ones, and retries a GET whose connection was reset', async () => {
+    const proxy = await startTcpProxy(client.config.server);
+    const retries: TransportFailure[] = [];
+    const metrics = {
+      rateLimiterWait: () => undefined,
+      request: () => undefined,
+      requestRetry: (_m: string, _h: string, failure: TransportFailure) => retries.push(failure),
+    };
+    const config = { ...client.config, server: proxy.url };
+    const one = new KubeClient({ config, maxConnections: 1, metrics });
+    const four = new KubeClient({ config, maxConnections: 4, metrics });
+    try {
+      for (let i = 0; i < 20; i++) await one.list(CONFIG_MAPS, ns);
+      // kube-apiserver sends no Keep-Alive hint and keeps idle connections for 90 s.
+      await delay(6_000);
+      await Promise.all(Array.from({ length: 20 }, () => one.list(CONFIG_MAPS, ns)));
+      expect(proxy.accepted).toBe(1);
+
+      await Promise.all(Array.from({ length: 40 }, () => four.list(CONFIG_MAPS, ns)));
+      expect(proxy.accepted - 1).toBeGreaterThan(1);
+      expect(proxy.accepted - 1).toBeLessThanOrEqual(4);
+
+      const accepted = proxy.accepted;
+      proxy.breakOpenConnections();
+      await one.list(CONFIG_MAPS, ns);
+      expect(retries).toEqual(['broken']);
+      expect(proxy.accepted).toBe(accepted + 1);
+    } finally {
+      await one.close();
+      await four.close();
+      await proxy.close();
+    }
+  }, 30_000);
 });

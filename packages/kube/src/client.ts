@@ -3,7 +3,6 @@
 // server's Status (STYLE error rules 1–3).
 import type { KubeObject, Status } from '@agent-sandbox/kube-types';
 import { readFileSync } from 'node:fs';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { realClock, sleep, type Clock } from './clock.ts';
 import { apiErrorFromResponse, InvalidArgumentError, KubeError } from './errors.ts';
 import type { KubeConfig } from './kubeconfig.ts';
@@ -20,12 +19,24 @@ import type {
   WatchOptions,
   WriteOptions,
 } from './types.ts';
+import {
+  DEFAULT_RETRY_BACKOFF,
+  mayRetry,
+  retryDelayMs,
+  transportFailure,
+  type RetryBackoff,
+  type TransportFailure,
+} from './retry.ts';
+import {
+  createTransport,
+  DEFAULT_TRANSPORT_OPTIONS,
+  type FetchLike,
+  type Transport,
+} from './transport.ts';
 import { readWatchStream } from './watch-stream.ts';
 
-export type FetchLike = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
-) => Promise<Response>;
+export type { FetchLike } from './transport.ts';
+export type { RetryBackoff } from './retry.ts';
 
 export interface KubeClientOptions {
   config: KubeConfig;
@@ -38,8 +49,22 @@ export interface KubeClientOptions {
   /** @default 'agent-sandbox' */
   userAgent?: string;
   clock?: Clock;
-  /** Transport; @default undici's fetch with an Agent built from `config`'s TLS settings. */
+  /**
+   * Transport for requests and watches alike; @default undici's fetch over keep-alive
+   * connections built from `config`'s TLS settings (transport.ts).
+   */
   fetch?: FetchLike;
+  /** Connections per API server for requests; watches have their own. @default 16 */
+  maxConnections?: number;
+  /** Idle keep-alive time when the server sends no Keep-Alive hint. @default 30_000 */
+  keepAliveTimeoutMs?: number;
+  /**
+   * Retries after a transport failure (retry.ts says which requests qualify).
+   * @default { maxRetries: 3, initialDelayMs: 50, maxDelayMs: 1000 }
+   */
+  retry?: Partial<RetryBackoff>;
+  /** Source of the retry jitter, in [0, 1). @default Math.random */
+  random?: () => number;
   /** Hooks for client-go's rest_client_* metrics (the runtime package binds them to prom-client). */
   metrics?: ClientMetrics;
 }
@@ -49,6 +74,8 @@ export interface ClientMetrics {
   rateLimiterWait(method: string, host: string, seconds: number): void;
   /** `code` is the HTTP status, or '<error>' when no response arrived. */
   request(method: string, host: string, code: string, seconds: number): void;
+  /** A request sent again after a transport failure (client-go's rest_client_request_retries). */
+  requestRetry?(method: string, host: string, failure: TransportFailure): void;
 }
 
 const TOKEN_FILE_TTL_MS = 60_000;
@@ -63,6 +90,8 @@ interface RequestSpec {
   context: string;
   /** No client deadline (watch streams). */
   stream?: boolean;
+  /** Cannot apply twice, so it may be sent again after the connection broke (retry.ts). */
+  replaySafe: boolean;
   signal?: AbortSignal | undefined;
 }
 
@@ -72,8 +101,11 @@ export class KubeClient {
   readonly #userAgent: string;
   readonly #limiter: TokenBucket;
   readonly #clock: Clock;
-  readonly #agent: Agent | undefined;
+  readonly #transport: Transport | undefined;
   readonly #fetch: FetchLike;
+  readonly #watchFetch: FetchLike;
+  readonly #retry: RetryBackoff;
+  readonly #random: () => number;
   readonly #metrics: ClientMetrics | undefined;
   #token: { value: string; readAt: number } | undefined;
 
@@ -91,24 +123,14 @@ export class KubeClient {
       burst: options.burst ?? 10,
       clock: this.#clock,
     });
+    this.#retry = retryBackoff(options.retry);
+    this.#random = options.random ?? Math.random;
     if (options.fetch) {
-      this.#fetch = options.fetch;
+      this.#fetch = this.#watchFetch = options.fetch;
     } else {
-      const c = options.config;
-      const agent = new Agent({
-        // Watches are long and quiet; their lifetime is bounded by timeoutSeconds instead.
-        bodyTimeout: 0,
-        connect: {
-          rejectUnauthorized: !c.insecureSkipTlsVerify,
-          ...(c.caPem ? { ca: c.caPem } : {}),
-          ...(c.clientCertPem ? { cert: c.clientCertPem } : {}),
-          ...(c.clientKeyPem ? { key: c.clientKeyPem } : {}),
-          ...(c.tlsServerName ? { servername: c.tlsServerName } : {}),
-        },
-      });
-      this.#agent = agent;
-      this.#fetch = (url, init) =>
-        undiciFetch(url, { ...init, dispatcher: agent }) as unknown as Promise<Response>;
+      this.#transport = createTransport(options.config, transportOptions(options));
+      this.#fetch = this.#transport.request;
+      this.#watchFetch = this.#transport.watch;
     }
   }
 
@@ -123,6 +145,7 @@ export class KubeClient {
       path: resourcePath(ref, namespace, name),
       query: { resourceVersion: options.resourceVersion },
       context: `get ${describe(ref, namespace, name)}`,
+      replaySafe: true,
       signal: options.signal,
     });
   }
@@ -138,6 +161,7 @@ export class KubeClient {
       path: resourcePath(ref, namespace),
       query,
       context: `list ${describe(ref, namespace)}`,
+      replaySafe: true,
       signal,
     });
     return { ...list, items: list.items ?? [] };
@@ -154,6 +178,8 @@ export class KubeClient {
       query: writeQuery(options),
       body: obj,
       context: `create ${describe(ref, obj.metadata.namespace, obj.metadata.name ?? obj.metadata.generateName)}`,
+      // A replay of a named create is refused AlreadyExists; by generateName it makes another.
+      replaySafe: Boolean(obj.metadata.name),
       signal: options.signal,
     });
   }
@@ -200,6 +226,7 @@ export class KubeClient {
       body: patch.type === 'json' ? patch.ops : patch.body,
       contentType,
       context: `patch ${describe(ref, namespace, name)}`,
+      replaySafe: patch.type !== 'json',
       signal: options.signal,
     });
   }
@@ -225,6 +252,7 @@ export class KubeClient {
       path: resourcePath(ref, namespace, name),
       body,
       context: `delete ${describe(ref, namespace, name)}`,
+      replaySafe: true,
       signal: options.signal,
     });
     return res.kind === 'Status' ? undefined : (res as T);
@@ -249,6 +277,7 @@ export class KubeClient {
       query: { watch: true, ...params },
       context,
       stream: true,
+      replaySafe: false,
       ...(signal ? { signal } : {}),
     };
     const send = (): Promise<Response> => this.#send(spec);
@@ -269,12 +298,18 @@ export class KubeClient {
 
   /** Raw request for paths the verbs do not cover (discovery, /healthz); throws ApiError on failure. */
   async request(method: string, path: string, body?: unknown): Promise<unknown> {
-    return this.#json<unknown>({ method, path, body, context: `${method} ${path}` });
+    return this.#json<unknown>({
+      method,
+      path,
+      body,
+      context: `${method} ${path}`,
+      replaySafe: method === 'GET' || method === 'PUT' || method === 'DELETE',
+    });
   }
 
   /** Closes idle connections and aborts open ones (watch streams). */
   async close(): Promise<void> {
-    await this.#agent?.destroy();
+    await this.#transport?.close();
   }
 
   async #put<T extends KubeObject>(
@@ -291,6 +326,7 @@ export class KubeClient {
       query: writeQuery(options),
       body: obj,
       context: `update ${describe(ref, namespace, name)}${subresource ? `/${subresource}` : ''}`,
+      replaySafe: true,
       signal: options.signal,
     });
   }
@@ -305,7 +341,10 @@ export class KubeClient {
     }
   }
 
-  /** Sends with rate limiting, auth, deadline and 429 retries; returns a 2xx response. */
+  /**
+   * Sends with rate limiting, auth, deadline, transport retries (retry.ts) and 429 retries;
+   * returns a 2xx response.
+   */
   async #send(spec: RequestSpec): Promise<Response> {
     const url = new URL(this.config.server + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {}))
@@ -317,39 +356,23 @@ export class KubeClient {
     const auth = this.#authorization();
     if (auth) headers['Authorization'] = auth;
     if (spec.body !== undefined) headers['Content-Type'] = spec.contentType ?? 'application/json';
-    for (let attempt = 0; ; attempt++) {
-      const waitStart = this.#clock.now();
-      await this.#limiter.acquire(spec.signal);
-      const sent = this.#clock.now();
-      this.#metrics?.rateLimiterWait(spec.method, url.host, (sent - waitStart) / 1000);
-      const observe = (code: string): void =>
-        this.#metrics?.request(spec.method, url.host, code, (this.#clock.now() - sent) / 1000);
-      const signals = spec.signal ? [spec.signal] : [];
-      const deadline = spec.stream ? undefined : AbortSignal.timeout(this.#timeoutMs);
-      if (deadline) signals.push(deadline);
-      let res: Response;
-      try {
-        res = await this.#fetch(url.toString(), {
-          method: spec.method,
-          headers,
-          ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
-          signal: AbortSignal.any(signals),
-        });
-      } catch (cause: unknown) {
-        observe('<error>');
-        if (deadline?.aborted)
-          throw new KubeError(`${spec.context}: no answer within ${this.#timeoutMs} ms`, {
-            cause,
-            code: 'Timeout',
-          });
-        if (spec.signal?.aborted)
-          throw new KubeError(`${spec.context}: aborted`, { cause, code: 'Aborted' });
-        throw new KubeError(`${spec.context}: ${errorText(cause)}`, { cause, code: 'Network' });
+    const body = spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
+    let throttled = 0;
+    let retried = 0;
+    for (;;) {
+      const sent = await this.#attempt(spec, url, headers, body);
+      if ('error' in sent) {
+        // A watch is re-established by its caller (the Informer, with its own backoff).
+        if (spec.stream || retried >= this.#retry.maxRetries) throw sent.error;
+        if (!mayRetry(sent.failure, spec.replaySafe)) throw sent.error;
+        this.#metrics?.requestRetry?.(spec.method, url.host, sent.failure);
+        await sleep(this.#clock, retryDelayMs(this.#retry, retried++, this.#random()), spec.signal);
+        continue;
       }
-      observe(String(res.status));
+      const { res } = sent;
       if (res.ok) return res;
-      const body = await res.text();
-      if (res.status === 429 && attempt < MAX_429_RETRIES) {
+      const text = await res.text();
+      if (res.status === 429 && throttled++ < MAX_429_RETRIES) {
         // client-go honours Retry-After on 429 (semantics §0); cap it so shutdown stays prompt.
         const seconds = Number(res.headers.get('retry-after') ?? '1');
         await sleep(
@@ -359,8 +382,54 @@ export class KubeClient {
         );
         continue;
       }
-      throw apiErrorFromResponse(spec.context, res.status, body);
+      throw apiErrorFromResponse(spec.context, res.status, text);
     }
+  }
+
+  /** One rate-limited fetch: the response, or the KubeError and how the transport failed. */
+  async #attempt(
+    spec: RequestSpec,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<{ res: Response } | { error: KubeError; failure: TransportFailure }> {
+    const waitStart = this.#clock.now();
+    await this.#limiter.acquire(spec.signal);
+    const sent = this.#clock.now();
+    this.#metrics?.rateLimiterWait(spec.method, url.host, (sent - waitStart) / 1000);
+    const signals = spec.signal ? [spec.signal] : [];
+    const deadline = spec.stream ? undefined : AbortSignal.timeout(this.#timeoutMs);
+    if (deadline) signals.push(deadline);
+    const fetch = spec.stream ? this.#watchFetch : this.#fetch;
+    try {
+      const res = await fetch(url.toString(), {
+        method: spec.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.any(signals),
+      });
+      this.#metrics?.request(spec.method, url.host, String(res.status), this.#since(sent));
+      return { res };
+    } catch (cause: unknown) {
+      this.#metrics?.request(spec.method, url.host, '<error>', this.#since(sent));
+      if (deadline?.aborted) {
+        const message = `${spec.context}: no answer within ${this.#timeoutMs} ms`;
+        return { error: new KubeError(message, { cause, code: 'Timeout' }), failure: 'other' };
+      }
+      if (spec.signal?.aborted) {
+        const error = new KubeError(`${spec.context}: aborted`, { cause, code: 'Aborted' });
+        return { error, failure: 'other' };
+      }
+      const error = new KubeError(`${spec.context}: ${errorText(cause)}`, {
+        cause,
+        code: 'Network',
+      });
+      return { error, failure: transportFailure(cause) };
+    }
+  }
+
+  #since(ms: number): number {
+    return (this.#clock.now() - ms) / 1000;
   }
 
   #authorization(): string | undefined {
@@ -376,6 +445,26 @@ export class KubeClient {
       return `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
     return undefined;
   }
+}
+
+function retryBackoff(o: Partial<RetryBackoff> = {}): RetryBackoff {
+  const backoff = { ...DEFAULT_RETRY_BACKOFF, ...o };
+  for (const [field, value] of Object.entries(backoff))
+    if (!(Number.isInteger(value) && value >= 0))
+      throw new InvalidArgumentError(`retry.${field} must be a whole number >= 0, got ${value}`);
+  return backoff;
+}
+
+function transportOptions(o: KubeClientOptions): typeof DEFAULT_TRANSPORT_OPTIONS {
+  const maxConnections = o.maxConnections ?? DEFAULT_TRANSPORT_OPTIONS.maxConnections;
+  if (!(Number.isInteger(maxConnections) && maxConnections >= 1))
+    throw new InvalidArgumentError(
+      `maxConnections must be a whole number >= 1, got ${maxConnections}`,
+    );
+  const keepAliveTimeoutMs = o.keepAliveTimeoutMs ?? DEFAULT_TRANSPORT_OPTIONS.keepAliveTimeoutMs;
+  if (!(keepAliveTimeoutMs > 0))
+    throw new InvalidArgumentError(`keepAliveTimeoutMs must be > 0, got ${keepAliveTimeoutMs}`);
+  return { maxConnections, keepAliveTimeoutMs };
 }
 
 function writeQuery(o: WriteOptions): Record<string, string | undefined> {

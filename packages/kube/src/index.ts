@@ -4,7 +4,9 @@ export {
   type KubeClientOptions,
   type FetchLike,
   type ClientMetrics,
+  type RetryBackoff,
 } from './client.ts';
+export type { TransportFailure } from './retry.ts';
 export {
   loadKubeConfig,
   kubeConfigFromFile,

@@ -2,3 +2,4 @@
 export { FakeClock } from './fake-clock.ts';
 export { configMap } from './builders.ts';
 export { CLUSTER_KUBECONFIG, clusterKubeconfig } from './cluster.ts';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
