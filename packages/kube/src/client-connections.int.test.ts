@@ -68,11 +68,15 @@ describe('KubeClient connections', () => {
   it('serves watches on their own connections, so open watches never block requests', async () => {
     const { proxy, client } = await proxied({ maxConnections: 2 });
     const ac = new AbortController();
+    let events = 0;
     const watches = Array.from({ length: 4 }, async () => {
-      for await (const _ of client.watch(CONFIG_MAPS, 'default', { signal: ac.signal }));
+      for await (const event of client.watch(CONFIG_MAPS, 'default', { signal: ac.signal }))
+        if (event.type === 'ADDED' && event.object.metadata.name === 'watched') events++;
     });
     await expect.poll(() => proxy.open, { timeout: 10_000 }).toBe(4);
     await Promise.all(Array.from({ length: 10 }, () => client.list(CONFIG_MAPS, 'default')));
+    await client.create(CONFIG_MAPS, configMap('default', 'watched'));
+    await expect.poll(() => events, { timeout: 10_000 }).toBe(4);
     expect(proxy.accepted).toBeLessThanOrEqual(4 + 2);
     ac.abort();
     await Promise.all(watches);
