@@ -1,4 +1,4 @@
-// When KubeClient sends a request again after a transport failure (ADR 0027). Pure: it sees the
+// When KubeClient sends a request again after a transport failure (ADR 0032). Pure: it sees the
 // error a fetch rejected with (no response arrived) and what the request is, never the socket.
 //
 // The rules:

@@ -1,4 +1,4 @@
-// The connections KubeClient talks over (ADR 0027): HTTP/1.1 keep-alive through undici, with
+// The connections KubeClient talks over (ADR 0032): HTTP/1.1 keep-alive through undici, with
 // requests on a bounded pool and watches apart, so a controller's many long watches can neither
 // starve nor be starved by its requests.
 import { Agent, fetch as undiciFetch } from 'undici';
