@@ -214,6 +214,7 @@ describe('Controller + Manager', () => {
     let active = 0;
     let maxActive = 0;
     let count = 0;
+    let seen: string | undefined;
     const reconciler: Reconciler = {
       async reconcile(req, ctx) {
         ctx.tracer.startSpan('ReconcileSerial').end(); // no-op tracer without an SDK
@@ -222,7 +223,11 @@ describe('Controller + Manager', () => {
         active++;
         maxActive = Math.max(maxActive, active);
         count++;
+        // The read keeps the reconcile in flight long enough for events to pile up behind it,
+        // and tells the test when a reconcile has run after the last patch.
+        const cm = await client.get<CM>(CONFIG_MAPS, req.namespace, req.name);
         await new Promise((r) => setTimeout(r, 30));
+        seen = cm.data?.['i'];
         active--;
       },
     };
@@ -233,7 +238,9 @@ describe('Controller + Manager', () => {
         type: 'merge',
         body: { data: { i: String(i) } },
       });
-    await new Promise((r) => setTimeout(r, 300));
+    // A condition, not a sleep: with keep-alive the ten patches take a few ms, and under load
+    // their watch events could all arrive after a fixed wait, leaving count at 1.
+    await until(() => seen === '9');
     await stop();
     expect(maxActive).toBe(1);
     expect(count).toBeGreaterThan(1);
