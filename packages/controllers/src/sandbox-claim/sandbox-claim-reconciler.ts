@@ -394,15 +394,14 @@ export class SandboxClaimReconciler implements Reconciler {
     if (!assigned) return undefined;
     const sandbox = this.#reads.sandbox(claim.metadata.namespace ?? '', assigned);
     if (sandbox !== undefined && isControlledBy(sandbox, claim)) {
-      return { claim, sandbox: await this.#ensureLaunchType(sandbox, 'warm', pass) };
+      const warm = await this.#ensureLaunchType(sandbox, 'warm', pass);
+      return { claim: await this.#migrateLegacyLabel(claim, pass), sandbox: warm };
     }
     if (sandbox !== undefined && controlledByKind(sandbox, 'SandboxWarmPool') !== undefined) {
       if (candidateProblem(sandbox, claim) === undefined) {
         const template = this.#templateOf(claim);
-        return {
-          claim,
-          sandbox: await this.#adopter.complete(claim, sandbox, template, pass.ctx.signal),
-        };
+        const adopted = await this.#adopter.complete(claim, sandbox, template, pass.ctx.signal);
+        return { claim: await this.#migrateLegacyLabel(claim, pass), sandbox: adopted };
       }
     } else if (sandbox !== undefined && controlledByKind(sandbox, 'SandboxClaim') === undefined) {
       return undefined; // another owner, or none: keep the reference
@@ -613,6 +612,36 @@ export class SandboxClaimReconciler implements Reconciler {
       { type: 'merge', body: { metadata: { labels: { [Labels.LaunchType]: type } } } },
       { fieldManager: CLAIM_FIELD_OWNER, signal: pass.ctx.signal },
     );
+  }
+
+  /**
+   * §12.4 step 2: an assignment read from the deprecated label moves to the annotation, guarded
+   * by the claim's resourceVersion. Non-fatal: the label keeps working, a later pass retries.
+   */
+  async #migrateLegacyLabel(claim: ClaimObject, pass: Pass): Promise<ClaimObject> {
+    const legacy = claim.metadata.labels?.[Labels.SandboxName];
+    if (legacy === undefined || claim.metadata.annotations?.[Annotations.SandboxName] !== undefined)
+      return claim;
+    const metadata = {
+      resourceVersion: claim.metadata.resourceVersion,
+      labels: { [Labels.SandboxName]: null },
+      annotations: { [Annotations.SandboxName]: legacy },
+    };
+    try {
+      return await this.#client.patch<ClaimObject>(
+        SANDBOX_CLAIMS,
+        claim.metadata.namespace,
+        claim.metadata.name ?? '',
+        { type: 'merge', body: { metadata } },
+        { fieldManager: CLAIM_FIELD_OWNER, signal: pass.ctx.signal },
+      );
+    } catch (err: unknown) {
+      pass.ctx.logger.warn(
+        { err },
+        'moving the legacy sandbox-name label to the annotation failed',
+      );
+      return claim;
+    }
   }
 
   /** Drops the sandbox-name annotation and the legacy label (a diff merge patch). */

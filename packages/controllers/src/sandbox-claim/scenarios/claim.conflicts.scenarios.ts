@@ -3,7 +3,7 @@
 // assigned pool member without IPs is still adopted), trace context propagation to cold and warm
 // Sandboxes, and the claim metrics of spec §19.1 (creation counter labels, the controller
 // startup latency, the claim-first-ready-at stamp).
-import { Annotations, type Condition } from '@agent-sandbox/api';
+import { Annotations, Labels, type Condition } from '@agent-sandbox/api';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
@@ -114,6 +114,31 @@ export function defineClaimConflictScenarios(target: TestTarget): void {
             () => 'absent',
           ),
         ).toBe('absent');
+      });
+    });
+
+    describe.concurrent('TestSandboxClaimLegacyLabelMigration', () => {
+      it('TestSandboxClaimLegacyLabelMigration: an assignment in the deprecated label is adopted and moves to the annotation', async () => {
+        await createPool(world, newPool(world.ns, 'legacy', 'tpl', { replicas: 1 }));
+        await poolSettled(world, 'legacy', 1);
+        const [member] = await listMembers(world, 'legacy');
+        const name = member?.metadata.name ?? '';
+        const claim = newClaim(world.ns, 'legacy-label', 'legacy');
+        claim.metadata.labels = { [Labels.SandboxName]: name };
+        await createClaim(world, claim);
+        const done = await where<ClaimObject>(
+          world,
+          SANDBOX_CLAIMS,
+          'legacy-label',
+          (c) =>
+            ready(c)?.status === 'True' &&
+            c.metadata.annotations?.[Annotations.SandboxName] !== undefined,
+        );
+        expect(done.status?.sandbox?.name).toBe(name);
+        expect(done.metadata.annotations?.[Annotations.SandboxName]).toBe(name);
+        expect(done.metadata.labels?.[Labels.SandboxName]).toBeUndefined();
+        const adopted = await world.client.get<SandboxObj>(SANDBOXES, world.ns, name);
+        expect(adopted.metadata.ownerReferences?.[0]?.uid).toBe(done.metadata.uid);
       });
     });
 
