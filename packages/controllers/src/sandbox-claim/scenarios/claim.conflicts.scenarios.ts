@@ -117,6 +117,36 @@ export function defineClaimConflictScenarios(target: TestTarget): void {
       });
     });
 
+    describe.concurrent('TestSandboxClaimWarmCandidateGrace', () => {
+      it('TestSandboxClaimWarmCandidateGrace: a member without pod IPs holds the claim for the grace, then it goes cold; the member stays in the pool', async () => {
+        await createPool(world, newPool(world.ns, 'unnetworked', 'tpl-scripted', { replicas: 1 }));
+        const [member] = await eventually(async () => {
+          const m = await listMembers(world, 'unnetworked');
+          return m.length === 1 ? m : undefined;
+        });
+        const claim = await createClaim(world, newClaim(world.ns, 'grace-cold', 'unnetworked'));
+        const done = await where<ClaimObject>(
+          world,
+          SANDBOX_CLAIMS,
+          'grace-cold',
+          (c) => c.status?.sandbox?.name !== undefined,
+        );
+        expect(done.status?.sandbox?.name).toBe('grace-cold');
+        const cold = await world.client.get<SandboxObj>(SANDBOXES, world.ns, 'grace-cold');
+        expect(cold.metadata.ownerReferences?.[0]?.uid).toBe(claim.metadata.uid);
+        // The 2 s grace came first: whole-second timestamps leave at least 1 s between them.
+        const at = (o: SandboxObj | ClaimObject): number =>
+          Date.parse(o.metadata.creationTimestamp ?? '');
+        expect(at(cold) - at(claim)).toBeGreaterThanOrEqual(1000);
+        const kept = await world.client.get<SandboxObj>(
+          SANDBOXES,
+          world.ns,
+          member?.metadata.name ?? '',
+        );
+        expect(kept.metadata.ownerReferences?.[0]?.kind).toBe('SandboxWarmPool');
+      });
+    });
+
     describe.concurrent('TestSandboxClaimLegacyLabelMigration', () => {
       it('TestSandboxClaimLegacyLabelMigration: an assignment in the deprecated label is adopted and moves to the annotation', async () => {
         await createPool(world, newPool(world.ns, 'legacy', 'tpl', { replicas: 1 }));
