@@ -27,6 +27,7 @@ import {
 } from './identities.ts';
 import { nodeAgentComponent, type EmbeddedNodeAgentOptions } from './node-agent.ts';
 import { NodeStreamDirectory } from './node-streams.ts';
+import { publishRouter, unpublishRouter } from './router-publication.ts';
 import { routerComponent, type EmbeddedRouterOptions } from './router.ts';
 
 /** The controller manager's options; the embedded mode supplies the kubeconfig. */
@@ -107,9 +108,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
     return { ...base, apiServer: { ...base.apiServer, kubeConfig } };
   };
   const running: { name: string; component: RunningComponent }[] = [];
+  let unpublish: (() => Promise<void>) | undefined;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
+      await unpublish?.();
       for (let r = running.pop(); r; r = running.pop()) await r.component.stop();
       await apiServer.stop();
     })());
@@ -127,6 +130,16 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
       await stop();
       throw componentFailed(component.name, err);
     }
+  }
+  const endpoints = Object.assign({}, ...running.map((r) => r.component.endpoints ?? {})) as Record<
+    string,
+    string
+  >;
+  try {
+    unpublish = await publishAsAdmin(apiServer.kubeConfig, options.router?.nodeName, endpoints);
+  } catch (err: unknown) {
+    await stop();
+    throw componentFailed('router', err);
   }
   const names = running.map((r) => r.name);
   const done = Promise.race(
@@ -146,10 +159,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
       kubeConfig: apiServer.kubeConfig,
     },
     components: names,
-    endpoints: Object.assign({}, ...running.map((r) => r.component.endpoints ?? {})) as Record<
-      string,
-      string
-    >,
+    endpoints,
     done: running.length === 0 ? new Promise<void>(() => undefined) : done,
     stop,
   };
@@ -167,6 +177,30 @@ async function grantAll(
   } finally {
     await client.close();
   }
+}
+
+/**
+ * The router's Service and mirror Pod on its node, written as the admin (the router itself may
+ * not write them); returns what removes the Pod again, or undefined when there is nothing to do.
+ */
+async function publishAsAdmin(
+  admin: KubeConfig,
+  nodeName: string | undefined,
+  endpoints: Readonly<Record<string, string>>,
+): Promise<(() => Promise<void>) | undefined> {
+  const url = endpoints['router'];
+  if (nodeName === undefined || url === undefined) return undefined;
+  const client = new KubeClient({ config: admin });
+  try {
+    await publishRouter(client, nodeName, Number(new URL(url).port));
+  } catch (err: unknown) {
+    await client.close();
+    throw err;
+  }
+  return async () => {
+    await unpublishRouter(client);
+    await client.close();
+  };
 }
 
 function componentFailed(name: string, err: unknown): LocalError {

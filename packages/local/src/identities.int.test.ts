@@ -197,10 +197,20 @@ describe('component identities', () => {
     ).toContain(cannot(nodeUser, 'create', 'namespaces', ''));
   });
 
-  it('router: reads Pods and Sandboxes, writes nothing, reads no Secret', async () => {
+  it('router: reads Pods and Sandboxes, patches only Sandboxes, reads no Secret', async () => {
     const user = 'agent-sandbox:router';
     expect((await router.list(PODS, NS)).items).toHaveLength(2);
     await router.list(SANDBOXES, NS);
+    // Wake-on-request's patch is authorized: the Sandbox's absence is what answers.
+    await expect(
+      router.patch(SANDBOXES, NS, 'absent', { type: 'merge', body: { spec: {} } }),
+    ).rejects.toMatchObject({ statusCode: 404 });
+    expect(await forbidden(router.list(SECRETS))).toBe(
+      `secrets is forbidden: ${cannot(user, 'list', 'secrets', '')}`,
+    );
+    expect(
+      await forbidden(router.patch(PODS, NS, 'mine', { type: 'merge', body: { metadata: {} } })),
+    ).toBe(`pods "mine" is forbidden: ${cannot(user, 'patch', 'pods', '', NS)}`);
     expect(await forbidden(router.create(PODS, pod('new', undefined, {})))).toBe(
       `pods is forbidden: ${cannot(user, 'create', 'pods', '', NS)}`,
     );

@@ -1,7 +1,7 @@
 // Who each component of the embedded mode is (issue 14): its own user, authenticated by a
 // random bearer token that lives only in this process's memory for this run, bound to the
 // smallest roles that work. The controller manager gets our controller ClusterRoles (equal to or
-// narrower than upstream's), the router a read-only role, the node agent is a node (kube's Node
+// narrower than upstream's), the router a read-mostly role, the node agent is a node (kube's Node
 // authorizer) plus the embedded mode's node extras. Nothing here binds a sandbox's
 // ServiceAccount: it keeps no rights.
 import {

@@ -1,7 +1,8 @@
 // The router component on a real data dir: its URL is the `router` endpoint and serves /healthz
 // and upstream's 400s; with a node it publishes the Service, the hostNetwork mirror Pod (Running,
 // its `proxy` port the router's), and the Endpoints, replaces the Pod when a new run listens
-// elsewhere, and deletes it on stop. kubectl's port-forward through it is in
+// elsewhere, and deletes it on stop. The router itself runs as its own narrowed user; the
+// publication is the composition root's, as the admin. kubectl's port-forward through it is in
 // python-sdk-up.int.test.ts (it needs the node agent).
 import { KubeClient, PODS, SERVICES } from '@agent-sandbox/kube';
 import { NODES } from '@agent-sandbox/kubelet';
@@ -9,13 +10,51 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROUTER_ROLE } from '@agent-sandbox/api';
+import { ROUTER_USER } from './identities.ts';
 import { ROUTER_NAMESPACE, ROUTER_POD, ROUTER_SERVICE, startEmbedded } from './index.ts';
 
 const ENDPOINTS = { group: '', version: 'v1', plural: 'endpoints', namespaced: true };
+const CLUSTER_ROLE_BINDINGS = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural: 'clusterrolebindings',
+  namespaced: false,
+};
 
 type Json = Record<string, unknown>;
 const at = (o: unknown, ...path: (string | number)[]): unknown =>
   path.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], o);
+
+/** What a SubjectAccessReview answers for the router's user. */
+async function routerMay(client: KubeClient, attributes: Record<string, string>): Promise<boolean> {
+  const review = (await client.request(
+    'POST',
+    '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: ROUTER_USER, groups: ['system:authenticated'], resourceAttributes: attributes },
+    },
+  )) as { status: { allowed: boolean } };
+  return review.status.allowed;
+}
+
+/**
+ * The router runs under its own user, bound by the composition root, which also published it:
+ * that user could not have written the Service or the mirror Pod.
+ */
+async function expectRouterIdentity(client: KubeClient): Promise<void> {
+  const binding = await client.get(CLUSTER_ROLE_BINDINGS, undefined, `${ROUTER_ROLE}-embedded`);
+  expect(at(binding, 'subjects', 0)).toMatchObject({ kind: 'User', name: ROUTER_USER });
+  const ns = ROUTER_NAMESPACE;
+  expect(await routerMay(client, { verb: 'watch', resource: 'pods' })).toBe(true);
+  expect(await routerMay(client, { verb: 'list', resource: 'secrets' })).toBe(false);
+  expect(await routerMay(client, { verb: 'create', resource: 'pods', namespace: ns })).toBe(false);
+  expect(await routerMay(client, { verb: 'update', resource: 'services', namespace: ns })).toBe(
+    false,
+  );
+}
 
 describe('router component', () => {
   it('serves its URL and publishes svc/sandbox-router-svc backed by a mirror Pod', async () => {
@@ -93,6 +132,7 @@ describe('router component', () => {
         });
         expect(at(ep, 'subsets', 0, 'ports', 0)).toMatchObject({ port });
         if (run === 1) firstUid = pod.metadata.uid ?? '';
+        if (run === 1) await expectRouterIdentity(client);
         else expect(pod.metadata.uid).not.toBe(firstUid); // replaced, not left stale
       } finally {
         await handle.stop();

@@ -1,5 +1,6 @@
-// The least privilege of our other components (issue 14). The router only reads: the Pods it
-// routes to, the Sandboxes they belong to, and asks TokenReviews about callers. The node agent
+// The least privilege of our other components (issue 14). The router reads the Pods it routes
+// to and the Sandboxes they belong to, patches a suspended Sandbox awake, and asks TokenReviews
+// about callers. The node agent
 // is a node: kube's Node authorizer (in the embedded API server) gives it its Node, its Lease, the
 // Pods bound to it and what they mount; this role adds only what the embedded mode asks a node to
 // do beyond a kubelet — bind unscheduled Pods to itself (it is the scheduler there), read
@@ -19,7 +20,8 @@ export const ROUTER_CLUSTER_ROLE: ClusterRoleManifest = {
   metadata: { name: ROUTER_ROLE },
   rules: [
     { apiGroups: [''], resources: ['pods'], verbs: READ },
-    { apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: READ },
+    // patch: wake-on-request resumes a suspended Sandbox (spec.operatingMode: Running).
+    { apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: [...READ, 'patch'] },
     { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
   ],
 };
