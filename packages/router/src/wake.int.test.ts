@@ -1,7 +1,9 @@
 // Wake-on-request against the embedded API server with our CRDs: a request for a Suspended
 // Sandbox resumes it (operatingMode Running) and is served once the Sandbox reports Ready with a
 // Pod IP (the test plays the controller); a Sandbox that never gets Ready ends in a clear 504
-// within the bounded wait; running Sandboxes are routed as before, with no wait.
+// within the bounded wait; running Sandboxes are routed as before, with no wait. With wake off
+// the router is upstream's: a suspended Sandbox has no Pod, so the request ends in upstream's 502
+// and the Sandbox stays suspended; a Sandbox that cannot be resumed (API server gone) gets a 503.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +32,7 @@ let client: KubeClient;
 let backend: Server;
 let backendPort: number;
 let router: RunningRouter;
+let plain: RunningRouter;
 let served = 0;
 
 beforeAll(async () => {
@@ -52,9 +55,18 @@ beforeAll(async () => {
     upstreamMaxRetries: 0,
     wakeTimeoutMs: 1500,
   });
+  // Wake off (the default): the same cache and resolve order as upstream.
+  plain = await startRouter({
+    proxy: { host: '127.0.0.1', port: 0 },
+    client,
+    cacheEnabled: true,
+    allowLoopbackPodIp: true,
+    upstreamMaxRetries: 0,
+  });
 }, 60_000);
 
 afterAll(async () => {
+  await plain?.close();
   await router?.close();
   backend?.close();
   await client?.close();
@@ -150,4 +162,66 @@ describe('wake-on-request', () => {
       detail: 'Could not connect to the backend sandbox: nobody',
     });
   });
+});
+
+describe('wake-on-request off (upstream behaviour)', () => {
+  it('answers a suspended Sandbox with upstream 502 and leaves it suspended', async () => {
+    await sandbox('dormant', 'Suspended');
+    await new Promise((r) => setTimeout(r, 200));
+    const before = served;
+    const res = await fetch(`${plain.proxyUrl}/`, { headers: headers('dormant') });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toEqual({
+      detail: 'Could not connect to the backend sandbox: dormant',
+    });
+    expect(served).toBe(before);
+    const s = await client.get<SandboxObject>(SANDBOXES, 'default', 'dormant');
+    expect(s.spec?.operatingMode).toBe('Suspended');
+    const wakes = await plain.metrics.registry.getSingleMetricAsString(
+      'sandbox_router_wakes_total',
+    );
+    expect(wakes).not.toContain('sandbox_namespace="default"');
+  });
+});
+
+describe('wake-on-request when the Sandbox cannot be resumed', () => {
+  it('answers 503 with the reason once the API server is gone', async () => {
+    const lone = await startTestApiServer({ crds: readOurCrds() });
+    const loneClient = new KubeClient({ config: kubeConfigFromFile(lone.kubeconfigPath) });
+    await loneClient.create(SANDBOXES, {
+      apiVersion: 'agents.x-k8s.io/v1beta1',
+      kind: 'Sandbox',
+      metadata: { name: 'orphan', namespace: 'default' },
+      spec: {
+        operatingMode: 'Suspended',
+        podTemplate: { spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+      },
+    } as SandboxObject);
+    const waking = await startRouter({
+      proxy: { host: '127.0.0.1', port: 0 },
+      client: loneClient,
+      cacheEnabled: true,
+      allowLoopbackPodIp: true,
+      upstreamMaxRetries: 0,
+      wakeTimeoutMs: 1500,
+    });
+    try {
+      await lone.close(); // the informer keeps its cached Sandbox; the resume patch cannot land
+      const res = await fetch(`${waking.proxyUrl}/`, { headers: headers('orphan') });
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { detail: string };
+      expect(body.detail).toMatch(
+        /^Sandbox default\/orphan is suspended and could not be resumed: .+/,
+      );
+      const wakes = await waking.metrics.registry.getSingleMetricAsString(
+        'sandbox_router_wakes_total',
+      );
+      expect(wakes).toContain(
+        'sandbox_router_wakes_total{sandbox_namespace="default",outcome="failed"} 1',
+      );
+    } finally {
+      await waking.close();
+      await loneClient.close();
+    }
+  }, 30_000);
 });
