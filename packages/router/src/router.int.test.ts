@@ -139,6 +139,11 @@ describe('request contract', () => {
     [{ 'x-sandbox-id': 'a', 'x-sandbox-pod-ip': '127.0.0.1' }, 'Invalid target IP address.'],
     [{ 'x-sandbox-id': 'a', 'x-sandbox-pod-ip': 'fe80::1' }, 'Invalid target IP address.'],
     [{ 'x-sandbox-id': 'a', 'x-sandbox-pod-ip': '0.0.0.0' }, 'Invalid target IP address.'],
+    [{ 'x-sandbox-id': 'a', 'x-sandbox-pod-ip': 'fd00:ec2::254' }, 'Invalid target IP address.'],
+    [{ 'x-sandbox-id': 'a', 'x-sandbox-pod-ip': '::ffff:127.0.0.1' }, 'Invalid target IP address.'],
+    [{ 'x-sandbox-id': 'a', 'x-sandbox-pod-ip': '10.0.0.1:22' }, 'Invalid target IP address.'],
+    [{ 'x-sandbox-id': 'a', 'x-sandbox-port': '-1' }, 'Invalid port format.'],
+    [{ 'x-sandbox-id': 'a', 'x-sandbox-port': '0x50' }, 'Invalid port format.'],
   ])('400 %j', async (headers, detail) => {
     const r = await router();
     const res = await call(r.proxyUrl, '/execute', headers);

@@ -35,8 +35,9 @@ describe('parseRoute', () => {
 });
 
 describe('isAllowedPodIp', () => {
-  it.each(['10.0.0.5', '192.168.1.2', '2001:db8::1', 'fd00::1'])('allows %s', (ip) =>
-    expect(isAllowedPodIp(ip, false)).toBe(true),
+  it.each(['10.0.0.5', '192.168.1.2', '2001:db8::1', 'fd00::1', 'fd00:ec2::23', '64:ff9b::a00:5'])(
+    'allows %s',
+    (ip) => expect(isAllowedPodIp(ip, false)).toBe(true),
   );
   it.each([
     '0.0.0.0',
@@ -54,6 +55,13 @@ describe('isAllowedPodIp', () => {
     '::1',
     '::ffff:127.0.0.1',
     'fd00:ec2::254x',
+    'fd00:ec2::254',
+    'fd00:ec2:0::0254',
+    '100.100.100.200',
+    '192.0.0.192',
+    '64:ff9b::169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b::7f00:1',
   ])('refuses %s', (ip) => expect(isAllowedPodIp(ip, false)).toBe(false));
   it('allows loopback only with --allow-loopback-pod-ip; never link-local or metadata', () => {
     expect(isAllowedPodIp('127.0.0.1', true)).toBe(true);

@@ -29,15 +29,22 @@ DENIED.addSubnet('224.0.0.0', 4); // multicast, incl. link-local multicast
 DENIED.addAddress('::', 'ipv6');
 DENIED.addSubnet('fe80::', 10, 'ipv6');
 DENIED.addSubnet('ff00::', 8, 'ipv6');
+// Beyond Go's checks: cloud metadata services outside link-local. A pod IP is never one of them.
+DENIED.addAddress('fd00:ec2::254', 'ipv6'); // AWS IMDS over IPv6
+DENIED.addAddress('100.100.100.200'); // Alibaba Cloud metadata
+DENIED.addAddress('192.0.0.192'); // Oracle Cloud metadata (IPv4 special-purpose block)
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8);
 LOOPBACK.addAddress('::1', 'ipv6');
 
-/** An IPv4-mapped IPv6 literal as its IPv4 address (Go's To4 does the same). */
+/**
+ * An IPv4-mapped IPv6 literal as its IPv4 address (Go's To4 does the same), and beyond Go a
+ * NAT64 well-known-prefix one (64:ff9b::/96), which a NAT64 gateway turns into that IPv4 address.
+ */
 function unmapped(raw: string): string {
   if (isIP(raw) !== 6) return raw;
   const normal = new URL(`http://[${raw}]/`).hostname.slice(1, -1);
-  const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(normal);
+  const m = /^(?:::ffff|64:ff9b:):([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(normal);
   if (!m) return raw;
   const [hi, lo] = [parseInt(m[1]!, 16), parseInt(m[2]!, 16)];
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
