@@ -7,7 +7,8 @@
 //   router overhead   GET / on the legacy port, direct vs through the router: p50/p99 of
 //                     sequential requests and requests/s at --concurrency (target ≤ 1 ms p50)
 //   exec round trip   POST /execute {"command":"true"} through router + daemon vs spawning
-//                     `true` locally from this process (target ≤ 2× a local spawn)
+//                     `true` locally from this process (target ≤ 2× a local spawn); the same
+//                     request straight to the daemon splits the cost between the two hops
 //   file transfer     --mb MB upload (PUT /v1/files, chunked) and download through the daemon's
 //                     REST port vs fs.copyFile of the same file
 // Prints a table and writes bench/results/dataplane-<timestamp>.json.
@@ -144,11 +145,12 @@ try {
   const routedRps = await throughput(() => once(proxy, '/', route), N, C);
 
   const execBody = JSON.stringify({ command: 'true' });
+  const json = { 'content-type': 'application/json' };
   const execLat = await latency(
-    () =>
-      once(proxy, '/execute', { ...route, 'content-type': 'application/json' }, 'POST', execBody),
+    () => once(proxy, '/execute', { ...route, ...json }, 'POST', execBody),
     300,
   );
+  const execDirectLat = await latency(() => once(legacy, '/execute', json, 'POST', execBody), 300);
   const spawnLat = await latency(async () => {
     const t0 = performance.now();
     await new Promise<void>((resolve) => spawn('true').once('close', () => resolve()));
@@ -203,6 +205,7 @@ try {
     exec: {
       routedP50Ms: execLat.p50,
       routedP99Ms: execLat.p99,
+      directP50Ms: execDirectLat.p50,
       localSpawnP50Ms: spawnLat.p50,
       ratioP50: execLat.p50 / spawnLat.p50,
     },
@@ -226,7 +229,7 @@ try {
     `router  req/s (c=${C}) direct ${directRps.toFixed(0)}  routed ${routedRps.toFixed(0)}`,
   );
   console.log(
-    `exec    p50 router+daemon ${f(execLat.p50)} ms  local spawn ${f(spawnLat.p50)} ms  ratio ${result.exec.ratioP50.toFixed(2)}× (target ≤ 2)`,
+    `exec    p50 router+daemon ${f(execLat.p50)} ms  local spawn ${f(spawnLat.p50)} ms  ratio ${result.exec.ratioP50.toFixed(2)}× (target ≤ 2); daemon alone ${f(execDirectLat.p50)} ms`,
   );
   console.log(
     `files   ${MB} MB upload ${uploadMs.toFixed(0)} ms  download ${downloadMs.toFixed(0)} ms  local copy ${copyMs.toFixed(0)} ms`,
