@@ -346,7 +346,9 @@ async function forward(
         for (const [k, v] of Object.entries(ur.headers))
           if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
         res.writeHead(ur.statusCode ?? 502, out);
-        res.flushHeaders();
+        // A stream (no length) gets its head at once; a sized body carries the head in its first
+        // write, one packet and one client wake-up fewer per small response (/execute, /exists).
+        if (ur.headers['content-length'] === undefined) res.flushHeaders();
         ur.on('data', (c: Buffer) => {
           count(c.length);
           if (!res.write(c)) {
