@@ -1,5 +1,5 @@
 // The legacy runtime API on a real socket against dataplane §5, §13.4 and §13.9.
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ beforeAll(async () => {
   await writeFile(path.join(d.root, 'dir/a.txt'), 'A');
   await writeFile(path.join(d.base, 'secret.txt'), 'outside');
   await symlink(path.join(d.base, 'secret.txt'), path.join(d.root, 'escape'));
+  await symlink(d.base, path.join(d.root, 'outside'));
 });
 afterAll(() => d.stop());
 
@@ -155,7 +156,7 @@ describe('POST /upload', () => {
     expect(await readFile(path.join(d.root, 'chunked.txt'), 'utf8')).toBe('streamed');
   });
   it('403 Access denied for escapes, 422 without a file part, 413 when too large', async () => {
-    for (const name of ['../evil.txt', 'escape']) {
+    for (const name of ['../evil.txt', 'escape', 'outside/evil.txt', 'outside/newdir/evil.txt']) {
       const m = multipart(name, 'x');
       const r = await raw(url, '/upload', {
         method: 'POST',
@@ -165,6 +166,7 @@ describe('POST /upload', () => {
       expect([r.status, r.text]).toEqual([403, '{"message":"Access denied"}']);
     }
     expect(await readFile(path.join(d.base, 'secret.txt'), 'utf8')).toBe('outside');
+    expect((await readdir(d.base)).filter((n) => n === 'evil.txt' || n === 'newdir')).toEqual([]);
     const none = multipart('x', 'y', 'other');
     const r = await raw(url, '/upload', {
       method: 'POST',

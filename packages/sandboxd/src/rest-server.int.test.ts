@@ -201,6 +201,21 @@ describe('PUT /v1/files', () => {
     expect(await readFile(path.join(d.base, 'secret.txt'), 'utf8')).toBe('outside');
   });
 
+  it.each([
+    ['a new file in a symlinked directory outside', 'up%2Fplanted.txt'],
+    ['parents created through a symlinked directory', 'up%2Fnewdir%2Fdeep%2Fplanted.txt'],
+    ['a new file next to an escaping file link', 'dir%2Fescape%2Fplanted.txt'],
+  ])('403 for a write through a symlink: %s, and nothing is created outside', async (_n, p) => {
+    const r = await raw(url, `/v1/files/${p}`, { method: 'PUT', body: 'x' });
+    expect(r.status).toBe(403);
+    expect(r.json()).toEqual(
+      err('PERMISSION_DENIED', 'path traversal outside sandbox root is forbidden'),
+    );
+    expect((await readdir(d.base)).filter((n) => n === 'planted.txt' || n === 'newdir')).toEqual(
+      [],
+    );
+  });
+
   it('refuses an oversized upload (declared or streamed) with 413 and keeps the old file', async () => {
     await writeFile(path.join(d.root, 'keep.txt'), 'old');
     const big = Buffer.alloc(1024 * 1024 + 1, 1);
