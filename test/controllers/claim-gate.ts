@@ -1,7 +1,7 @@
 // A gate between the manager child process and the API server that lets a test force the
 // interleavings a claim storm only finds by luck: it can hold one write (the manager is SIGKILLed
 // while its request is in flight; the test lets the request land later, as a dead process's write
-// does), pause watch streams right after a chosen event (the manager's caches lag its own writes),
+// does, or another writer gets in first and the held write is answered late with its 409), pause watch streams right after a chosen event (the manager's caches lag its own writes),
 // and it logs every write with the server's answer.
 import type { KubeConfig } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
@@ -15,6 +15,18 @@ export interface GateWrite {
   name?: string;
   /** The server's status code (0 while unanswered). */
   status: number;
+  /** The request body, when it is a JSON object. */
+  body?: KubeObject;
+}
+
+export interface HoldOptions {
+  /** Only a request whose raw body matches is held. */
+  body?: RegExp;
+  /**
+   * Pass the server's answer back to the manager on release (a slow request, not a dead
+   * process's): the manager sees the outcome, a 409 included, and carries on.
+   */
+  answer?: boolean;
 }
 
 export interface HeldRequest {
@@ -34,8 +46,8 @@ export interface WatchPause {
 export interface ClaimGate {
   kubeconfigPath: string;
   readonly writes: readonly GateWrite[];
-  /** Holds the next request of `method` whose path matches. */
-  holdNext(method: string, path: RegExp): HeldRequest;
+  /** Holds the next request of `method` whose path (and body, see HoldOptions) matches. */
+  holdNext(method: string, path: RegExp, options?: HoldOptions): HeldRequest;
   /** After `trigger` matches an event of a watch whose path matches, pauses all such watches. */
   pauseWatchesAfter(path: RegExp, trigger: (event: WatchLine) => boolean): WatchPause;
   close(): Promise<void>;
@@ -46,7 +58,7 @@ export interface WatchLine {
   object: KubeObject;
 }
 
-interface Hold {
+interface Hold extends HoldOptions {
   method: string;
   path: RegExp;
   taken: boolean;
@@ -125,7 +137,9 @@ export async function startClaimGate(
   const logWrite = (req: IncomingMessage, body: Buffer[]): GateWrite => {
     const write: GateWrite = { method: req.method ?? '', path: req.url ?? '/', status: 0 };
     try {
-      const name = (JSON.parse(Buffer.concat(body).toString()) as KubeObject).metadata?.name;
+      const parsed = JSON.parse(Buffer.concat(body).toString()) as KubeObject;
+      write.body = parsed;
+      const name = parsed.metadata?.name;
       if (name !== undefined) write.name = name;
     } catch {
       // not a JSON object body (a delete, a patch list)
@@ -134,7 +148,7 @@ export async function startClaimGate(
     return write;
   };
 
-  const hold = (h: Hold, req: IncomingMessage, body: Buffer[]): void => {
+  const hold = (h: Hold, req: IncomingMessage, res: ServerResponse, body: Buffer[]): void => {
     h.taken = true;
     const write = logWrite(req, body);
     // Sent on release even when the manager is long dead: nothing ties it to the client socket.
@@ -142,7 +156,12 @@ export async function startClaimGate(
       new Promise<number>((resolve, reject) => {
         const out = upstreamRequest(upstream, req, write.path, (answer) => {
           write.status = answer.statusCode ?? 0;
-          answer.resume();
+          if (h.answer === true && !res.destroyed) {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          } else {
+            answer.resume();
+          }
           resolve(write.status);
         });
         out.on('error', reject);
@@ -156,10 +175,15 @@ export async function startClaimGate(
     const body: Buffer[] = [];
     req.on('data', (c: Buffer) => body.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(body).toString();
       const h = holds.find(
-        (x) => !x.taken && x.method === req.method && x.path.test(req.url ?? '/'),
+        (x) =>
+          !x.taken &&
+          x.method === req.method &&
+          x.path.test(req.url ?? '/') &&
+          (x.body === undefined || x.body.test(raw)),
       );
-      if (h !== undefined) hold(h, req, body);
+      if (h !== undefined) hold(h, req, res, body);
       else forward(req, res, body);
     });
   });
@@ -167,10 +191,10 @@ export async function startClaimGate(
   return {
     kubeconfigPath,
     writes,
-    holdNext: (method, path) => {
+    holdNext: (method, path, options = {}) => {
       let arrive!: (w: GateWrite) => void;
       const arrived = new Promise<GateWrite>((r) => (arrive = r));
-      const h: Hold = { method, path, taken: false, arrive };
+      const h: Hold = { ...options, method, path, taken: false, arrive };
       const sendable = new Promise<() => Promise<number>>((r) => (h.sent = r));
       holds.push(h);
       return { arrived, release: async () => (await sendable)() };

@@ -4,7 +4,7 @@
 // (2) the manager's claim and Sandbox caches lag its adoption writes and a pool event wakes the
 // claim. Either used to leave the claim controlling a warm Sandbox and a cold one named after it.
 // Pool members use the scripted scheduler: the test decides when each Pod runs.
-import { Labels, nameHash } from '@agent-sandbox/api';
+import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
 import {
   SANDBOX_CLAIMS,
   SANDBOX_TEMPLATES,
@@ -151,6 +151,95 @@ export function defineClaimInterleavings(target: TestTarget): void {
           (s) => controller(s) === 'SandboxClaim',
         );
         expect(owned.map((s) => s.metadata.name)).toEqual(['c']);
+      },
+    );
+
+    /** A Ready pool of `n` behind a started manager; returns the members' names. */
+    const readyPool = async (n: number): Promise<string[]> => {
+      const { client, namespace: ns } = ct;
+      await createPool(client, ns, n);
+      await start();
+      const names = await eventually(async () => {
+        const m = await members(client, ns);
+        return m.length === n ? m.map((s) => s.metadata.name ?? '') : undefined;
+      });
+      await runPods(client, ns, names);
+      await eventually(async () => {
+        const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
+          SANDBOX_WARM_POOLS,
+          ns,
+          'pool',
+        );
+        return pool.status?.readyReplicas === n ? true : undefined;
+      }, 60_000);
+      return names;
+    };
+    const touch = (resource: typeof SANDBOXES, name: string): Promise<unknown> =>
+      ct.client.patch(resource, ct.namespace, name, {
+        type: 'merge',
+        body: { metadata: { labels: { 'test.example.com/touched': 'yes' } } },
+      });
+    /** Status codes of the manager's `method` writes to `path`, from write number `from` on. */
+    const writesTo = (path: RegExp, method: string, from: number): number[] =>
+      gate.writes
+        .slice(from)
+        .filter((w) => w.method === method && path.test(w.path))
+        .map((w) => w.status);
+
+    /** The claim controls `chosen` and nothing else; the other first member is still the pool's. */
+    const expectOnlyAdopted = async (chosen: string, firstMembers: string[]): Promise<void> => {
+      const all = (await ct.client.list<Sandbox>(SANDBOXES, ct.namespace)).items;
+      const owned = all.filter((s) => controller(s) === 'SandboxClaim');
+      expect(owned.map((s) => s.metadata.name)).toEqual([chosen]);
+      const other = all.find(
+        (s) => firstMembers.includes(s.metadata.name ?? '') && s.metadata.name !== chosen,
+      );
+      expect(other !== undefined && controller(other)).toBe('SandboxWarmPool');
+    };
+
+    it(
+      'Adoption conflict suite: a conflict on recording the choice is retried in the same pass with the same candidate',
+      { timeout: 240_000 },
+      async () => {
+        const { client, namespace: ns } = ct;
+        const names = await readyPool(2);
+        const claimPath = /\/sandboxclaims\/c(\?|$)/;
+        const held = gate.holdNext('PUT', claimPath, { answer: true });
+        const mark = gate.writes.length;
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        const record = await held.arrived;
+        const chosen = record.body?.metadata.annotations?.[Annotations.SandboxName] ?? '';
+        expect(names).toContain(chosen);
+        await touch(SANDBOX_CLAIMS, 'c'); // another writer gets in first
+        expect(await held.release()).toBe(409);
+        await claimWhere(client, ns, 'c', readyOn(chosen));
+        expect(writesTo(claimPath, 'PUT', mark).slice(0, 2)).toEqual([409, 200]);
+        await expectOnlyAdopted(chosen, names);
+      },
+    );
+
+    it(
+      'Adoption conflict suite: a conflict on completing the adoption never switches candidates',
+      { timeout: 240_000 },
+      async () => {
+        const { client, namespace: ns } = ct;
+        const names = await readyPool(2);
+        const held = gate.holdNext('PATCH', /\/sandboxes\/[^/?]+(\?|$)/, {
+          body: /"kind":"SandboxClaim"/,
+          answer: true,
+        });
+        const mark = gate.writes.length;
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        const completion = await held.arrived;
+        const chosen = /\/sandboxes\/([^/?]+)/.exec(completion.path)?.[1] ?? '';
+        await touch(SANDBOXES, chosen); // the locked patch now carries a stale resourceVersion
+        expect(await held.release()).toBe(409);
+        const done = await claimWhere(client, ns, 'c', readyOn(chosen));
+        const path = new RegExp(`/sandboxes/${chosen}(\\?|$)`);
+        expect(writesTo(path, 'PATCH', mark).slice(0, 2)).toEqual([409, 200]);
+        const adopted = await client.get<Sandbox>(SANDBOXES, ns, chosen);
+        expect(adopted.metadata.ownerReferences?.[0]?.uid).toBe(done.metadata.uid);
+        await expectOnlyAdopted(chosen, names);
       },
     );
 
