@@ -288,6 +288,127 @@ describe('NodeAgent with runc', () => {
     await gone('crash');
   });
 
+  it('exec probes: readiness gates Ready, liveness failures restart the container', async () => {
+    const every = { periodSeconds: 1, timeoutSeconds: 2 };
+    await client.create(
+      PODS,
+      pod('probed', {
+        containers: [
+          {
+            name: 'app',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['sleep', '60'],
+            readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, ...every },
+            livenessProbe: {
+              exec: { command: ['test', '!', '-f', '/tmp/die'] },
+              failureThreshold: 2,
+              ...every,
+            },
+          },
+        ],
+      }),
+    );
+    const ready = (x: PodObject) =>
+      x.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    const running = await waitFor(
+      'probed',
+      (x) => !!x.status?.containerStatuses?.[0]?.state?.running,
+    );
+    expect(running.status?.containerStatuses?.[0]).toMatchObject({ ready: false, started: true });
+    expect(running.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotReady',
+    });
+    const run = (argv: string[]) => {
+      const cmd = agent.execCommand({ namespace: 'default', name: 'probed' }, 'app', argv, {
+        tty: false,
+      });
+      execFileSync(cmd.file, cmd.args, { env: cmd.env });
+    };
+    run(['touch', '/tmp/ready']);
+    const p = await waitFor('probed', ready);
+    expect(p.status?.containerStatuses?.[0]).toMatchObject({ ready: true, restartCount: 0 });
+    run(['touch', '/tmp/die']);
+    // Killed and restarted on a fresh root: /tmp/ready is gone, so the new instance is unready.
+    const restarted = await waitFor(
+      'probed',
+      (x) =>
+        x.status?.containerStatuses?.[0]?.restartCount === 1 &&
+        !!x.status.containerStatuses[0].state?.running,
+    );
+    expect(restarted.status?.containerStatuses?.[0]?.ready).toBe(false);
+    expect(
+      restarted.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode,
+    ).toBeGreaterThan(128);
+    await client.delete(PODS, 'default', 'probed');
+    await gone('probed');
+  });
+
+  it('httpGet, tcpSocket and startup probes in the pod network namespace', async () => {
+    const every = { periodSeconds: 1, timeoutSeconds: 2 };
+    await client.create(
+      PODS,
+      pod('web-probed', {
+        containers: [
+          {
+            name: 'app',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['sh', '-c', 'mkdir -p /www && sleep 2 && exec httpd -f -p 8080 -h /www'],
+            ports: [{ name: 'http', containerPort: 8080 }],
+            startupProbe: { tcpSocket: { port: 8080 }, failureThreshold: 30, ...every },
+            livenessProbe: { tcpSocket: { port: 'http' }, ...every },
+            readinessProbe: { httpGet: { path: '/ok.html', port: 'http' }, ...every },
+          },
+        ],
+      }),
+    );
+    const started = await waitFor(
+      'web-probed',
+      (x) => x.status?.containerStatuses?.[0]?.started === true,
+    );
+    expect(started.status?.containerStatuses?.[0]?.ready).toBe(false); // /ok.html is a 404
+    const cmd = agent.execCommand(
+      { namespace: 'default', name: 'web-probed' },
+      'app',
+      ['sh', '-c', 'echo ok > /www/ok.html'],
+      { tty: false },
+    );
+    execFileSync(cmd.file, cmd.args, { env: cmd.env });
+    const p = await waitFor('web-probed', (x) => x.status?.containerStatuses?.[0]?.ready === true);
+    expect(p.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+    await client.delete(PODS, 'default', 'web-probed');
+    await gone('web-probed');
+  });
+
+  it('refuses a probe without a handler, naming the field', async () => {
+    await client.create(
+      PODS,
+      pod('badprobe', {
+        containers: [
+          {
+            name: 'c',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['sleep', '60'],
+            livenessProbe: { periodSeconds: 1 },
+          },
+        ],
+      }),
+    );
+    const p = await waitFor(
+      'badprobe',
+      (x) =>
+        x.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError',
+    );
+    expect(p.status?.containerStatuses?.[0]?.state?.waiting?.message).toBe(
+      'containers[c].livenessProbe: exactly one of exec, httpGet, tcpSocket or grpc must be set (found none)',
+    );
+    await client.delete(PODS, 'default', 'badprobe');
+    await gone('badprobe');
+  });
+
   it('leaves a pod with a missing RuntimeClass waiting with a clear reason', async () => {
     await client.create(
       PODS,

@@ -3,7 +3,7 @@
 // graceful termination. Status is computed by lifecycle/pod-status.ts and written on change.
 import type { Container, Pod } from '@agent-sandbox/kube-types';
 import { join } from 'node:path';
-import { errorMessage, isKubeletError } from '../errors.ts';
+import { KubeletError, errorMessage, isKubeletError } from '../errors.ts';
 import type { ImageRecord } from '../images/image-store.ts';
 import {
   initialRecord,
@@ -16,6 +16,8 @@ import { computePodStatus } from '../lifecycle/pod-status.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import { buildOciSpec } from '../runtime/oci-spec.ts';
+import { ContainerProber } from '../probes/container-prober.ts';
+import { probeHandler } from '../probes/probe-state.ts';
 import { resolveEnv } from './container-env.ts';
 import { ContainerInstance } from './container-instance.ts';
 import { criLogPath } from './log-path.ts';
@@ -306,17 +308,22 @@ export class PodWorker {
           nodeMemoryBytes: this.#ctx.nodeMemoryBytes,
         }),
     });
+    const init = this.#initNames.includes(c.name);
+    if (!init) checkProbes(c);
     slot.instance = instance;
     slot.logs[n] = logPath;
     await instance.start();
     const startedAt = new Date().toISOString();
+    const prober = init ? undefined : this.#prober(c, slot, instance);
     slot.record.containerID = instance.containerID;
     slot.record.state = { kind: 'running', startedAt };
-    slot.record.started = true;
-    slot.record.ready = !this.#initNames.includes(c.name);
+    slot.record.started = prober?.flags.started ?? true;
+    slot.record.ready = prober?.flags.ready ?? false;
     await this.#publish();
+    prober?.start();
     this.#startDaemon(c, instance);
     const exit = await instance.wait();
+    prober?.stop();
     slot.record.ready = false;
     slot.record.started = false;
     slot.record.state = {
@@ -334,6 +341,39 @@ export class PodWorker {
     );
     await this.#publish();
     return exit;
+  }
+
+  /** Probes for one instance: flag changes are published, a startup/liveness failure kills it. */
+  #prober(c: Container, slot: Slot, instance: ContainerInstance): ContainerProber {
+    const runtime = this.#runtime as ContainerRuntime;
+    return new ContainerProber(
+      c,
+      {
+        exec: (argv) => runtime.execCommand(instance.id, argv, { tty: false }),
+        podIP: this.#network?.ips[0] ?? '',
+        netnsPath: this.#network?.netnsPath ?? '',
+        ports: c.ports ?? [],
+      },
+      {
+        flags: (f) => {
+          slot.record.started = f.started;
+          slot.record.ready = f.ready;
+          void this.#publish();
+        },
+        unhealthy: (kind, message) => {
+          this.#ctx.log.warn(
+            { pod: this.#key, container: c.name, probe: kind, reason: message },
+            `container ${c.name} failed ${kind} probe, will be restarted`,
+          );
+          const probe = kind === 'startup' ? c.startupProbe : c.livenessProbe;
+          const grace =
+            probe?.terminationGracePeriodSeconds ??
+            this.#pod.spec?.terminationGracePeriodSeconds ??
+            30;
+          void instance.stop(grace * 1000);
+        },
+      },
+    );
   }
 
   /** The node's in-sandbox daemon, in the first app container only. */
@@ -411,5 +451,23 @@ export class PodWorker {
       this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'status write failed'),
     );
     return this.#publishing;
+  }
+}
+
+/** Refuses a probe without exactly one supported handler, naming the field. */
+function checkProbes(c: Container): void {
+  for (const f of ['startupProbe', 'livenessProbe', 'readinessProbe'] as const) {
+    const p = c[f];
+    if (!p) continue;
+    try {
+      probeHandler(p, `containers[${c.name}].${f}`);
+    } catch (e) {
+      throw new KubeletError('InvalidArgument', errorMessage(e));
+    }
+    if (f !== 'readinessProbe' && (p.successThreshold ?? 1) !== 1)
+      throw new KubeletError(
+        'InvalidArgument',
+        `containers[${c.name}].${f}.successThreshold: must be 1 for ${f}; remove it or set 1`,
+      );
   }
 }
