@@ -2,20 +2,19 @@
 // Sandbox from the busybox test image, and the machine's kubectl against DIR/kubeconfig for
 // exec (plain and -it on a pty), logs -f and port-forward; SIGINT stops everything and nothing
 // of the node is left (processes, mounts, netns, cgroups, the bridge, nft tables).
-import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
+import { buildTestImage } from '@agent-sandbox/kubelet/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn as spawnPty } from 'node-pty';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { CLI_BIN as CLI, startUp as spawnUp, stopUp, upLeaks, upNetwork } from './testing/index.ts';
+import type { UpProcess } from './testing/index.ts';
 
-const CLI = join(import.meta.dirname, '../../cli/bin/agent-sandbox.js');
 const IMAGE = 'localhost/test/busybox:v1';
-// Per process: runs of this suite from other checkouts on the same machine must not collide.
-const BRIDGE = `asbu${process.pid % 100_000}`;
-const SUBNET = `10.213.${process.pid % 250}`;
-const CIDR = `${SUBNET}.0/24`;
+const NETWORK = upNetwork('asbu', 213);
+const { bridge: BRIDGE, subnet: SUBNET, cidr: CIDR } = NETWORK;
 
 const SANDBOX = `apiVersion: agents.x-k8s.io/v1beta1
 kind: Sandbox
@@ -75,9 +74,8 @@ interface Result {
 }
 
 let dir: string;
-let up: ChildProcess;
-let upOut = '';
-let upExit: Promise<number | null>;
+let up: UpProcess | undefined;
+const upOut = (): string => up?.output() ?? '';
 
 function kubectl(args: string[], input?: string): Promise<Result> {
   return new Promise((resolve) => {
@@ -124,37 +122,15 @@ function cli(args: string[]): { stdout: string; stderr: string; status: number |
 
 /** Spawns `up` on the data dir and waits until it serves. */
 async function startUp(): Promise<void> {
-  upOut = '';
-  up = spawn(
-    process.execPath,
-    [CLI, 'up', '--data-dir', dir, '--port', '0', '--pod-cidr', CIDR, '--bridge', BRIDGE],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  up.stdout?.on('data', (d: Buffer) => (upOut += d.toString()));
-  up.stderr?.on('data', (d: Buffer) => (upOut += d.toString()));
-  upExit = new Promise((resolve) => up.once('exit', resolve));
-  const end = Date.now() + 60_000;
-  while (!/^endpoints: /m.test(upOut)) {
-    if (Date.now() > end || up.exitCode !== null) throw new Error(`up did not come up:\n${upOut}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  up = await spawnUp({ dataDir: dir, network: NETWORK });
 }
 
 /** SIGINT, exit 0, and nothing of the node left: processes, mounts, netns, cgroups, bridge, nft. */
 async function stopUpCleanly(): Promise<void> {
-  up.kill('SIGINT');
-  expect(await upExit).toBe(0);
-  expect(upOut).toMatch(/stopped\n/);
-  const node = join(dir, 'node');
-  const leaks = findLeaks({
-    dataDir: node,
-    runtimeStateDirs: [join(node, 'runc'), join(node, 'runsc')],
-    netnsPrefix: `${BRIDGE}-`,
-  });
-  expect(leaks).toEqual([]);
-  expect(spawnSync('ip', ['link', 'show', BRIDGE]).status).not.toBe(0);
-  const tables = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' }).stdout;
-  expect(tables).not.toContain(BRIDGE);
+  if (!up) throw new Error('up is not running');
+  expect(await stopUp(up)).toBe(0);
+  expect(upOut()).toMatch(/stopped\n/);
+  expect(upLeaks(dir, NETWORK)).toEqual([]);
 }
 
 async function waitReady(pod: string): Promise<void> {
@@ -168,16 +144,13 @@ async function waitReady(pod: string): Promise<void> {
 }
 
 afterAll(async () => {
-  if (up.exitCode === null) {
-    up.kill('SIGKILL');
-    await upExit;
-  }
+  if (up) await stopUp(up, 0);
   rmSync(join(dir, '..'), { recursive: true, force: true });
 });
 
 describe('agent-sandbox up', () => {
   beforeEach(() => {
-    onTestFailed(() => console.log(`agent-sandbox up printed:\n${upOut}`));
+    onTestFailed(() => console.log(`agent-sandbox up printed:\n${upOut()}`));
   });
 
   it('writes endpoints.json and prints what runs where', () => {
@@ -187,11 +160,11 @@ describe('agent-sandbox up', () => {
     };
     expect(endpoints.apiServer).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(endpoints.kubeconfig).toBe(join(dir, 'kubeconfig'));
-    expect(upOut).toContain(
+    expect(upOut()).toContain(
       `pod network: bridge (${BRIDGE} ${CIDR}), NetworkPolicy enforced, cluster DNS on ${SUBNET}.1:53`,
     );
-    expect(upOut).toMatch(/runtimes: runc/);
-    expect(upOut).toMatch(
+    expect(upOut()).toMatch(/runtimes: runc/);
+    expect(upOut()).toMatch(
       /node streaming \(exec, attach, port-forward, logs\): https:\/\/127\.0\.0\.1:\d+/,
     );
   });

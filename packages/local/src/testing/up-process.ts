@@ -1,0 +1,118 @@
+// `agent-sandbox up` as a user runs it, for tests: the real CLI in its own process on a data dir
+// the test owns, waited on until it serves, and the checks that a stop left nothing of the node
+// behind. The suites of `up` itself and the e2e journeys (test/e2e) start it the same way.
+import { findLeaks } from '@agent-sandbox/kubelet/testing';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The `agent-sandbox` command (bin of packages/cli), run by path as `npx agent-sandbox` does. */
+export const CLI_BIN = join(import.meta.dirname, '../../../cli/bin/agent-sandbox.js');
+
+/** A bridge and pod CIDR of this process: suites from other checkouts must not collide. */
+export interface UpNetwork {
+  bridge: string;
+  /** The first three octets, e.g. `10.213.7`. */
+  subnet: string;
+  cidr: string;
+}
+
+export function upNetwork(prefix: string, secondOctet: number): UpNetwork {
+  const subnet = `10.${secondOctet}.${process.pid % 250}`;
+  return { bridge: `${prefix}${process.pid % 100_000}`, subnet, cidr: `${subnet}.0/24` };
+}
+
+export interface UpEndpoints {
+  apiServer: string;
+  kubeconfig: string;
+  router?: string;
+}
+
+export interface UpProcess {
+  child: ChildProcess;
+  /** What `up` printed so far (stdout and stderr). */
+  output(): string;
+  exited: Promise<number | null>;
+  /** DIR/endpoints.json, once `up` serves. */
+  endpoints(): UpEndpoints;
+}
+
+export interface StartUpOptions {
+  dataDir: string;
+  network: UpNetwork;
+  /** More flags of `up`, e.g. `--demo`. */
+  args?: string[];
+  /** Resolve once the output matches this. @default /^endpoints: /m */
+  until?: RegExp;
+  /** @default 60_000 */
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Spawns `up` on the data dir and resolves once its output matches `until`. */
+export async function startUp(o: StartUpOptions): Promise<UpProcess> {
+  const { bridge, cidr } = o.network;
+  const child = spawn(
+    process.execPath,
+    [
+      CLI_BIN,
+      'up',
+      '--data-dir',
+      o.dataDir,
+      '--port',
+      '0',
+      '--pod-cidr',
+      cidr,
+      '--bridge',
+      bridge,
+    ].concat(o.args ?? []),
+    { stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? process.env },
+  );
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const until = o.until ?? /^endpoints: /m;
+  const end = Date.now() + (o.timeoutMs ?? 60_000);
+  while (!until.test(out)) {
+    if (Date.now() > end || child.exitCode !== null) {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      throw new Error(`up did not come up:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    child,
+    output: () => out,
+    exited,
+    endpoints: () =>
+      JSON.parse(readFileSync(join(o.dataDir, 'endpoints.json'), 'utf8')) as UpEndpoints,
+  };
+}
+
+/** SIGINT and its exit code; SIGKILL after `graceMs` (a hung stop must not hang the suite). */
+export async function stopUp(up: UpProcess, graceMs = 30_000): Promise<number | null> {
+  if (up.child.exitCode !== null || up.child.signalCode !== null) return up.exited;
+  up.child.kill('SIGINT');
+  const timer = setTimeout(() => up.child.kill('SIGKILL'), graceMs);
+  try {
+    return await up.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a stopped `up` left of the node: processes, mounts, netns, cgroups, bridge, nft. */
+export function upLeaks(dataDir: string, network: UpNetwork): string[] {
+  const node = join(dataDir, 'node');
+  const leaks = findLeaks({
+    dataDir: node,
+    runtimeStateDirs: [join(node, 'runc'), join(node, 'runsc')],
+    netnsPrefix: `${network.bridge}-`,
+  });
+  if (spawnSync('ip', ['link', 'show', network.bridge]).status === 0)
+    leaks.push(`bridge ${network.bridge}`);
+  const tables = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' }).stdout;
+  if (tables.includes(network.bridge)) leaks.push(`nft tables of ${network.bridge}`);
+  return leaks;
+}
