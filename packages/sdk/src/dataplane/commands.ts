@@ -16,6 +16,7 @@ import type { CommandHandle, CommandResult, CommandRunOptions, Commands } from '
 import { checkEnv, checkTimeoutMs } from '../validation.ts';
 import type { SandboxEndpoint } from './endpoint.ts';
 import { grpcError, unary, type ServiceClient } from './grpc.ts';
+import { retryRefused } from './refused.ts';
 
 /** A foreground command's time limit unless the call sets one. @default 60_000 */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
@@ -52,8 +53,15 @@ export class SandboxCommands implements Commands {
         'sandbox.command.background': Boolean(options.background),
       },
       async (set) => {
-        const client = await this.#endpoint.grpc(PROCESS_SERVICE, 'commands.run');
-        const handle = await start(client, command, { ...options, timeoutMs });
+        // start() fails before the process exists, so a refused connection can start again.
+        const handle = await retryRefused(
+          async () =>
+            start(await this.#endpoint.grpc(PROCESS_SERVICE, 'commands.run'), command, {
+              ...options,
+              timeoutMs,
+            }),
+          { signal: options.signal, onRefused: () => this.#endpoint.reset() },
+        );
         if (options.background) return handle;
         const result = await handle.wait();
         set({ 'sandbox.exit_code': result.exitCode });

@@ -10,11 +10,18 @@ import {
 } from '@agent-sandbox/protocol';
 import type * as grpc from '@grpc/grpc-js';
 import type { Tracer } from '@opentelemetry/api';
-import { AbortedError, ConnectionError, ServerError, errorFromStatus } from '../errors.ts';
+import {
+  AbortedError,
+  ConnectionError,
+  SdkError,
+  ServerError,
+  errorFromStatus,
+} from '../errors.ts';
 import { withSpan } from '../tracing.ts';
 import type { SandboxEndpoint } from './endpoint.ts';
 import { grpcError } from './grpc.ts';
 import { encodeFilePath } from './paths.ts';
+import { retryRefused } from './refused.ts';
 import type {
   FileCallOptions,
   Files,
@@ -172,31 +179,41 @@ export class SandboxFiles implements Files {
     options: FileCallOptions,
     extra: { body?: FileWriteData; query?: string; allow404?: boolean } = {},
   ): Promise<Response> {
-    const target = await this.#endpoint.rest();
-    const url = `${target.baseUrl}${FILES_PREFIX}${path === '.' || path === '' ? '' : encodeFilePath(path)}${extra.query ?? ''}`;
     const init: RequestInit & { duplex?: 'half' } = {
       method,
-      headers: { ...target.headers },
       redirect: 'manual',
       ...(options.signal ? { signal: options.signal } : {}),
     };
+    const headers: Record<string, string> = {};
     if (extra.body !== undefined) {
       init.body = bodyOf(extra.body);
-      (init.headers as Record<string, string>)['content-type'] = 'application/octet-stream';
+      headers['content-type'] = 'application/octet-stream';
       if (extra.body instanceof ReadableStream) init.duplex = 'half';
     }
+    const route = `${FILES_PREFIX}${path === '.' || path === '' ? '' : encodeFilePath(path)}${extra.query ?? ''}`;
+    let baseUrl = '';
+    const send = async (): Promise<Response> => {
+      const target = await this.#endpoint.rest();
+      baseUrl = target.baseUrl;
+      return fetch(`${baseUrl}${route}`, { ...init, headers: { ...target.headers, ...headers } });
+    };
     let res: Response;
     try {
-      res = await fetch(url, init);
+      // A stream body is consumed by the first attempt: it cannot be sent again.
+      res =
+        init.duplex === 'half'
+          ? await send()
+          : await retryRefused(send, {
+              signal: options.signal,
+              onRefused: () => this.#endpoint.reset(),
+            });
     } catch (err: unknown) {
       if (options.signal?.aborted) throw new AbortedError(`${context}: aborted`, { cause: err });
       this.#endpoint.reset();
-      throw new ConnectionError(
-        `${context}: cannot reach the sandbox daemon at ${target.baseUrl}`,
-        {
-          cause: err,
-        },
-      );
+      if (err instanceof SdkError) throw err;
+      throw new ConnectionError(`${context}: cannot reach the sandbox daemon at ${baseUrl}`, {
+        cause: err,
+      });
     }
     if (res.ok || (extra.allow404 && res.status === 404)) return res;
     throw await restError(res, context);
