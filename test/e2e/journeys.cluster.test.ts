@@ -8,7 +8,14 @@ import { NotFoundError, Sandbox, type ConnectionOptions } from '@agent-sandbox/s
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { openClaimTarget, type ClaimTarget } from '../controllers/claim-target.ts';
 import { startManager, type ManagerProcess } from '../controllers/manager-process.ts';
-import { E2E_POOL, agentSandbox, poolManifest, runProcess, untilPoolReady } from './journeys.ts';
+import {
+  CLI_JOURNEY_TIMEOUT_MS,
+  E2E_POOL,
+  agentSandbox,
+  poolManifest,
+  runProcess,
+  untilPoolReady,
+} from './journeys.ts';
 
 let target: ClaimTarget;
 let manager: ManagerProcess | undefined;
@@ -72,41 +79,45 @@ describe('e2e against the harness cluster', () => {
     await expect(Sandbox.connect(warm.id, conn)).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('CLI: create --warm-pool and --template → ls → get → suspend/resume → rm', async () => {
-    await untilPoolReady(kubeconfig, ns, 2);
-    const cli = (...args: string[]) => agentSandbox(kubeconfig, [...args, '-n', ns]);
-    const warm = await cli('create', '--warm-pool', E2E_POOL, '--name', 'warm', '-o', 'json');
-    expect(warm.stderr).toBe('');
-    expect(JSON.parse(warm.stdout)).toMatchObject({ id: 'warm', state: 'Running' });
-    expect(await cli('create', '--template', E2E_POOL, '--name', 'cold', '-o', 'name')).toEqual({
-      code: 0,
-      stdout: 'sandbox/cold\n',
-      stderr: '',
-    });
+  it(
+    'CLI: create --warm-pool and --template → ls → get → suspend/resume → rm',
+    async () => {
+      await untilPoolReady(kubeconfig, ns, 2);
+      const cli = (...args: string[]) => agentSandbox(kubeconfig, [...args, '-n', ns]);
+      const warm = await cli('create', '--warm-pool', E2E_POOL, '--name', 'warm', '-o', 'json');
+      expect(warm.stderr).toBe('');
+      expect(JSON.parse(warm.stdout)).toMatchObject({ id: 'warm', state: 'Running' });
+      expect(await cli('create', '--template', E2E_POOL, '--name', 'cold', '-o', 'name')).toEqual({
+        code: 0,
+        stdout: 'sandbox/cold\n',
+        stderr: '',
+      });
 
-    const ls = await cli('ls');
-    expect(ls.code).toBe(0);
-    expect(ls.stdout).toMatch(/\ncold\s+Running\s+template\/e2e\s/);
-    expect(ls.stdout).toMatch(/\nwarm\s+Running\s+pool\/e2e\s/);
+      const ls = await cli('ls');
+      expect(ls.code).toBe(0);
+      expect(ls.stdout).toMatch(/\ncold\s+Running\s+template\/e2e\s/);
+      expect(ls.stdout).toMatch(/\nwarm\s+Running\s+pool\/e2e\s/);
 
-    expect(await cli('suspend', 'warm')).toMatchObject({
-      code: 0,
-      stdout: 'sandbox warm suspended\n',
-    });
-    expect((await cli('get', 'warm', '-o', 'json')).stdout).toContain('"state": "Suspended"');
-    expect(await cli('resume', 'warm')).toMatchObject({
-      code: 0,
-      stdout: 'sandbox warm resumed\n',
-    });
-    expect((await cli('get', 'warm', '-o', 'yaml')).stdout).toContain('state: Running\n');
+      expect(await cli('suspend', 'warm')).toMatchObject({
+        code: 0,
+        stdout: 'sandbox warm suspended\n',
+      });
+      expect((await cli('get', 'warm', '-o', 'json')).stdout).toContain('"state": "Suspended"');
+      expect(await cli('resume', 'warm')).toMatchObject({
+        code: 0,
+        stdout: 'sandbox warm resumed\n',
+      });
+      expect((await cli('get', 'warm', '-o', 'yaml')).stdout).toContain('state: Running\n');
 
-    expect(await cli('rm', 'warm', 'cold')).toEqual({
-      code: 0,
-      stdout: 'sandbox warm deleted\nsandbox cold deleted\n',
-      stderr: '',
-    });
-    const gone = await cli('get', 'warm');
-    expect(gone.code).toBe(1);
-    expect(gone.stderr).toMatch(/^error: sandbox warm not found/);
-  });
+      expect(await cli('rm', 'warm', 'cold')).toEqual({
+        code: 0,
+        stdout: 'sandbox warm deleted\nsandbox cold deleted\n',
+        stderr: '',
+      });
+      const gone = await cli('get', 'warm');
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toMatch(/^error: sandbox warm not found/);
+    },
+    CLI_JOURNEY_TIMEOUT_MS,
+  );
 });

@@ -6,6 +6,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 export const E2E_POOL = 'e2e';
 
+/**
+ * A CLI journey starts about fifteen `agent-sandbox` processes one after another; each is a
+ * Node start (seconds on the shared, loaded machine, more when the bundle is stale and the
+ * sources run through tsx), so the journey gets more than the project's per-test default.
+ */
+export const CLI_JOURNEY_TIMEOUT_MS = 240_000;
+
 const WORKSPACE_CLAIM = `
   volumeClaimTemplates:
     - metadata: { name: workspace }

@@ -17,6 +17,7 @@ import {
   poolManifest,
   runProcess,
   untilPoolReady,
+  CLI_JOURNEY_TIMEOUT_MS,
 } from './journeys.ts';
 
 // The image `up --demo` builds (packages/cli/src/start/demo-image.ts) and loads.
@@ -100,74 +101,86 @@ describe('e2e against agent-sandbox up --demo', () => {
     await expect(Sandbox.connect(sandbox.id, conn)).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('CLI: create --warm-pool → exec python → cp both ways → url → suspend/resume keeps the disk → rm', async () => {
-    await untilPoolReady(kubeconfig, 'default', 2);
-    const cli = (...args: string[]) => agentSandbox(kubeconfig, args);
-    const created = await cli('create', '--warm-pool', E2E_POOL, '--name', 'cli-box', '-o', 'json');
-    expect(created.stderr).toBe('');
-    expect(created.code).toBe(0);
-    const info = JSON.parse(created.stdout) as { id: string; sandboxName: string; state: string };
-    expect(info).toMatchObject({ id: 'cli-box', state: 'Running' });
-    expect(info.sandboxName).not.toBe('cli-box');
+  it(
+    'CLI: create --warm-pool → exec python → cp both ways → url → suspend/resume keeps the disk → rm',
+    async () => {
+      await untilPoolReady(kubeconfig, 'default', 2);
+      const cli = (...args: string[]) => agentSandbox(kubeconfig, args);
+      const created = await cli(
+        'create',
+        '--warm-pool',
+        E2E_POOL,
+        '--name',
+        'cli-box',
+        '-o',
+        'json',
+      );
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      const info = JSON.parse(created.stdout) as { id: string; sandboxName: string; state: string };
+      expect(info).toMatchObject({ id: 'cli-box', state: 'Running' });
+      expect(info.sandboxName).not.toBe('cli-box');
 
-    expect(await cli('exec', 'cli-box', '--', 'python3', '-c', 'print(6 * 7)')).toEqual({
-      code: 0,
-      stdout: '42\n',
-      stderr: '',
-    });
-    expect(await cli('exec', 'cli-box', '--', 'sh', '-c', 'exit 7')).toMatchObject({ code: 7 });
+      expect(await cli('exec', 'cli-box', '--', 'python3', '-c', 'print(6 * 7)')).toEqual({
+        code: 0,
+        stdout: '42\n',
+        stderr: '',
+      });
+      expect(await cli('exec', 'cli-box', '--', 'sh', '-c', 'exit 7')).toMatchObject({ code: 7 });
 
-    const local = join(scratch, 'from-host.txt');
-    writeFileSync(local, 'copied in by the CLI\n');
-    expect(await cli('cp', local, 'cli-box:in/from-host.txt')).toMatchObject({ code: 0 });
-    expect((await cli('exec', 'cli-box', '--', 'cat', 'in/from-host.txt')).stdout).toBe(
-      'copied in by the CLI\n',
-    );
-    const back = join(scratch, 'back.txt');
-    expect(await cli('cp', 'cli-box:in/from-host.txt', back)).toMatchObject({ code: 0 });
-    expect(readFileSync(back, 'utf8')).toBe('copied in by the CLI\n');
-
-    // A server in the sandbox, run from "another terminal" for as long as the test needs it.
-    const server = agentSandboxBackground(kubeconfig, [
-      'exec',
-      'cli-box',
-      '--',
-      'python3',
-      '-m',
-      'http.server',
-      '8001',
-      '--bind',
-      '0.0.0.0',
-    ]);
-    try {
-      const url = await cli('url', 'cli-box', '8001');
-      expect(url.code).toBe(0);
-      expect(url.stdout).toMatch(/^http:\/\/[\d.]+:8001\n$/);
-      expect(await fetchWhenUp(`${url.stdout.trim()}/in/from-host.txt`)).toBe(
+      const local = join(scratch, 'from-host.txt');
+      writeFileSync(local, 'copied in by the CLI\n');
+      expect(await cli('cp', local, 'cli-box:in/from-host.txt')).toMatchObject({ code: 0 });
+      expect((await cli('exec', 'cli-box', '--', 'cat', 'in/from-host.txt')).stdout).toBe(
         'copied in by the CLI\n',
       );
-    } finally {
-      server.kill('SIGINT');
-    }
+      const back = join(scratch, 'back.txt');
+      expect(await cli('cp', 'cli-box:in/from-host.txt', back)).toMatchObject({ code: 0 });
+      expect(readFileSync(back, 'utf8')).toBe('copied in by the CLI\n');
 
-    expect(await cli('suspend', 'cli-box')).toMatchObject({
-      code: 0,
-      stdout: 'sandbox cli-box suspended\n',
-    });
-    expect((await cli('get', 'cli-box', '-o', 'json')).stdout).toContain('"state": "Suspended"');
-    expect(await cli('resume', 'cli-box')).toMatchObject({ code: 0 });
-    expect((await cli('exec', 'cli-box', '--', 'cat', 'in/from-host.txt')).stdout).toBe(
-      'copied in by the CLI\n',
-    );
-    const ls = await cli('ls');
-    expect(ls.stdout).toMatch(/\ncli-box\s+Running\s+pool\/e2e\s/);
+      // A server in the sandbox, run from "another terminal" for as long as the test needs it.
+      const server = agentSandboxBackground(kubeconfig, [
+        'exec',
+        'cli-box',
+        '--',
+        'python3',
+        '-m',
+        'http.server',
+        '8001',
+        '--bind',
+        '0.0.0.0',
+      ]);
+      try {
+        const url = await cli('url', 'cli-box', '8001');
+        expect(url.code).toBe(0);
+        expect(url.stdout).toMatch(/^http:\/\/[\d.]+:8001\n$/);
+        expect(await fetchWhenUp(`${url.stdout.trim()}/in/from-host.txt`)).toBe(
+          'copied in by the CLI\n',
+        );
+      } finally {
+        server.kill('SIGINT');
+      }
 
-    expect(await cli('rm', 'cli-box')).toMatchObject({ code: 0 });
-    const gone = await cli('get', 'cli-box');
-    expect(gone.code).toBe(1);
-    expect(gone.stderr).toMatch(/cli-box/);
-    expect(gone.stderr).toMatch(/not found/i);
-  });
+      expect(await cli('suspend', 'cli-box')).toMatchObject({
+        code: 0,
+        stdout: 'sandbox cli-box suspended\n',
+      });
+      expect((await cli('get', 'cli-box', '-o', 'json')).stdout).toContain('"state": "Suspended"');
+      expect(await cli('resume', 'cli-box')).toMatchObject({ code: 0 });
+      expect((await cli('exec', 'cli-box', '--', 'cat', 'in/from-host.txt')).stdout).toBe(
+        'copied in by the CLI\n',
+      );
+      const ls = await cli('ls');
+      expect(ls.stdout).toMatch(/\ncli-box\s+Running\s+pool\/e2e\s/);
+
+      expect(await cli('rm', 'cli-box')).toMatchObject({ code: 0 });
+      const gone = await cli('get', 'cli-box');
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toMatch(/cli-box/);
+      expect(gone.stderr).toMatch(/not found/i);
+    },
+    CLI_JOURNEY_TIMEOUT_MS,
+  );
 
   it('up stops on SIGINT and leaves nothing of the node behind', async () => {
     if (!up) throw new Error('up is not running');
