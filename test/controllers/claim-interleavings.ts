@@ -104,8 +104,8 @@ export function defineClaimInterleavings(target: TestTarget): void {
     let ct: ClaimTarget;
     let gate: ClaimGate;
     const managers: ManagerProcess[] = [];
-    const start = async (): Promise<ManagerProcess> => {
-      const m = startManager(gate.kubeconfigPath, ['--extensions']);
+    const start = async (flags: string[] = []): Promise<ManagerProcess> => {
+      const m = startManager(gate.kubeconfigPath, ['--extensions', ...flags]);
       managers.push(m);
       await m.serving;
       return m;
@@ -155,10 +155,10 @@ export function defineClaimInterleavings(target: TestTarget): void {
     );
 
     /** A Ready pool of `n` behind a started manager; returns the members' names. */
-    const readyPool = async (n: number): Promise<string[]> => {
+    const readyPool = async (n: number, flags: string[] = []): Promise<string[]> => {
       const { client, namespace: ns } = ct;
       await createPool(client, ns, n);
-      await start();
+      await start(flags);
       const names = await eventually(async () => {
         const m = await members(client, ns);
         return m.length === n ? m.map((s) => s.metadata.name ?? '') : undefined;
@@ -242,6 +242,43 @@ export function defineClaimInterleavings(target: TestTarget): void {
         await expectOnlyAdopted(chosen, names);
       },
     );
+
+    for (const disabled of [true, false]) {
+      it(
+        `sandboxclaim_rawpatch_test: a warm adoption ${disabled ? 'with --disable-claim-observability-annotations makes zero observability claim patches' : 'makes one observability claim patch, first-observed riding along in the recording Update (control)'}`,
+        { timeout: 240_000 },
+        async () => {
+          const { client, namespace: ns } = ct;
+          const flags = disabled ? ['--disable-claim-observability-annotations'] : [];
+          await readyPool(1, flags);
+          const mark = gate.writes.length;
+          await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+          const done = await claimWhere(client, ns, 'c', (c) => {
+            const first = c.metadata.annotations?.[Annotations.ClaimFirstReadyAt];
+            return readyOn(c.status?.sandbox?.name ?? '')(c) && (disabled || first !== undefined);
+          });
+          const claimWrites = gate.writes
+            .slice(mark)
+            .filter((w) => /\/sandboxclaims\/c(\?|$)/.test(w.path));
+          const observability = [
+            Annotations.ControllerFirstObservedAt,
+            Annotations.ClaimFirstReadyAt,
+          ];
+          const stamped = observability.filter((k) => done.metadata.annotations?.[k] !== undefined);
+          expect(stamped).toEqual(disabled ? [] : observability);
+          // first-observed rides along in the recording Update; only first-ready costs a patch.
+          const patches = claimWrites.filter(
+            (w) =>
+              w.method === 'PATCH' &&
+              observability.some((k) => w.body?.metadata.annotations?.[k] !== undefined),
+          );
+          expect(patches.length).toBe(disabled ? 0 : 1);
+          const carries = (k: string): boolean =>
+            claimWrites.some((w) => w.body?.metadata.annotations?.[k] !== undefined);
+          expect(observability.filter(carries)).toEqual(disabled ? [] : observability);
+        },
+      );
+    }
 
     it(
       "the claim and Sandbox caches lag the claim's adoption and a pool event wakes it: no cold create beside the adopted Sandbox",
