@@ -47,6 +47,8 @@ export interface EmbeddedNodeAgentOptions {
   dnsUpstream?: string;
   /** Start the in-sandbox daemon in every Pod (sandboxd-injection.ts). @default true */
   sandboxd?: boolean;
+  /** Let Pods mount host paths (`up --allow-host-path`): breaks isolation. @default false */
+  allowHostPath?: boolean;
   log?: NodeLogger;
   onEvent?: (event: NodeAgentEvent) => void;
 }
@@ -103,6 +105,7 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
           network: net.network,
           images: new ImageService(nodeImageStore(dir), new RegistryClient()),
           dataDir: dir,
+          allowHostPath: o.allowHostPath === true,
           ...(injection
             ? { extraReadOnlyMounts: injection.mounts, podDaemon: injection.daemon }
             : {}),

@@ -24,7 +24,12 @@ export interface UpOptions extends StartOptions {
   bridge?: string;
   /** npm start: machine setup, demo image, demo template and warm pool (start/demo.ts). */
   demo?: boolean;
+  /** --allow-host-path */
+  allowHostPath?: boolean;
 }
+
+export const HOST_PATH_WARNING =
+  'WARNING: --allow-host-path: Pods may mount directories of this host (hostPath volumes); a sandbox with one can read and change them, so it is NOT isolated from this machine. Namespaces still need Pod Security privileged to admit such Pods.\n';
 
 export function upDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return flag ?? (env['AGENT_SANDBOX_HOME'] || defaultDataDir(env));
@@ -82,6 +87,7 @@ export async function runUp(
   io.stderr(
     'agent-sandbox up: embedded API server, controllers (with extensions) and the node agent (runc default, gVisor as RuntimeClass gvisor where runsc works).\n',
   );
+  if (opts.allowHostPath) io.stderr(HOST_PATH_WARNING);
   const logger = controllerLogger({}, io);
   let demoImage: string | undefined;
   try {
@@ -126,6 +132,7 @@ export async function runUp(
           log: logger.child({ logger: 'kubelet' }),
           ...(opts.podCidr !== undefined ? { podCidr: opts.podCidr } : {}),
           ...(opts.bridge !== undefined ? { bridge: opts.bridge } : {}),
+          ...(opts.allowHostPath ? { allowHostPath: true } : {}),
           ...hostResolver(),
           onEvent: (event) => {
             const line = describeNodeEvent(event);

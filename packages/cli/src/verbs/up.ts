@@ -11,6 +11,7 @@ interface UpFlags extends AdmissionFlags {
   podCidr?: string;
   bridge?: string;
   demo?: boolean;
+  allowHostPath?: boolean;
 }
 
 export const upVerb: Verb = (program, { io, setExit, version }) => {
@@ -38,6 +39,11 @@ export const upVerb: Verb = (program, { io, setExit, version }) => {
         '--bridge <name>',
         'host bridge for Pods; netns, veths and nft tables are named after it (default: asb0)',
         parseBridgeName,
+      )
+      .option(
+        '--allow-host-path',
+        'let Pods mount host paths (hostPath volumes): a sandbox with one is not isolated from this host; Pod Security baseline still refuses them',
+        false,
       )
       .option(
         '--demo',

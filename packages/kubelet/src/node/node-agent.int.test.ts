@@ -6,7 +6,7 @@ import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,7 @@ beforeAll(async () => {
     images: new ImageService(store, new RegistryClient()),
     dataDir: join(dir, 'node'),
     backoffBaseMs: 200,
+    allowHostPath: true, // refusal without it: host-path.test.ts
   });
   await agent.start();
   await createRuntimeClass(client, 'gvisor', 'runsc');
@@ -407,6 +408,43 @@ describe('NodeAgent with runc', () => {
     );
     await client.delete(PODS, 'default', 'badprobe');
     await gone('badprobe');
+  });
+
+  it('binds an allowed hostPath volume, read-only when the mount says so', async () => {
+    const host = join(dir, 'host-share');
+    await mkdir(host);
+    await writeFile(join(host, 'greeting'), 'from the host\n');
+    await client.create(
+      PODS,
+      pod('hostpath', {
+        volumes: [{ name: 'h', hostPath: { path: host, type: 'Directory' } }],
+        containers: [
+          {
+            name: 'c',
+            image: IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: [
+              'sh',
+              '-c',
+              'cat /h/greeting; touch /h/new 2>/dev/null || echo read-only; exec sleep 60',
+            ],
+            volumeMounts: [{ name: 'h', mountPath: '/h', readOnly: true }],
+          },
+        ],
+      }),
+    );
+    await waitFor('hostpath', (x) => x.status?.containerStatuses?.[0]?.ready === true);
+    const log = agent.logPath({ namespace: 'default', name: 'hostpath' }, 'c', { previous: false });
+    const end = Date.now() + 10_000;
+    let text = '';
+    while (Date.now() < end && !text.includes('read-only')) {
+      text = readFileSync(log?.path ?? '', 'utf8');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(text).toContain('stdout F from the host');
+    expect(text).toContain('stdout F read-only');
+    await client.delete(PODS, 'default', 'hostpath');
+    await gone('hostpath');
   });
 
   it('leaves a pod with a missing RuntimeClass waiting with a clear reason', async () => {

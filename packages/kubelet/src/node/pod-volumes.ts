@@ -5,6 +5,7 @@ import type { Pod, Volume, VolumeMount } from '@agent-sandbox/kube-types';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { KubeletError } from '../errors.ts';
+import { hostPathSource } from './host-path.ts';
 import type { BundleMount } from '../runtime/oci-spec.ts';
 import type { ObjectSource } from './container-env.ts';
 
@@ -133,12 +134,7 @@ export async function prepareVolumes(
       out.set(v.name, claimDir);
       continue;
     } else if (v.hostPath) {
-      if (!o.allowHostPath)
-        throw volumeError(
-          v,
-          'hostPath volumes are refused on this node (allow them in the node agent configuration: allowHostPath)',
-        );
-      out.set(v.name, v.hostPath.path);
+      out.set(v.name, await hostPathSource(v, o.allowHostPath));
       continue;
     } else {
       throw volumeError(
