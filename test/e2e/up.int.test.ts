@@ -182,6 +182,19 @@ describe('e2e against agent-sandbox up --demo', () => {
     CLI_JOURNEY_TIMEOUT_MS,
   );
 
+  it("README's TypeScript example runs as printed and prints 45", async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain("Sandbox.create({ warmPool: 'python' })");
+    // As a user runs it: tsx from the repository, KUBECONFIG as `npm start` printed it.
+    const ran = await runProcess(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', example ?? ''],
+      { KUBECONFIG: kubeconfig },
+    );
+    expect(ran).toEqual({ code: 0, stdout: '45\n', stderr: '' });
+  });
+
   it('up stops on SIGINT and leaves nothing of the node behind', async () => {
     if (!up) throw new Error('up is not running');
     expect(await stopUp(up)).toBe(0);
