@@ -1,4 +1,4 @@
 export type * from './meta.ts';
 export type * from './apiextensions.ts';
 export type * from './core.gen.ts';
-export { formatMicroTime, formatTime, parseTime } from './time.ts';
+export { formatMicroTime, formatTime, formatUnixTime, parseTime } from './time.ts';

@@ -3,9 +3,10 @@
 // for unset non-omitempty pointers, slices and maps, zero values for unset plain fields, inlined
 // embedded structs, and the hand-written JSON of the meta/v1, intstr, resource and apiextensions
 // types (special kinds in schema.ts).
+import { formatUnixTime } from '@agent-sandbox/kube-types';
 import protobuf from 'protobufjs';
 import { ProtobufError } from './errors.ts';
-import { formatDuration, formatTime, GO_ZERO_UNIX } from './go-format.ts';
+import { formatDuration, GO_ZERO_UNIX } from './go-format.ts';
 import { type FieldInfo, fullName, schema } from './schema.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -106,8 +107,8 @@ function special(kind: string, type: protobuf.Type, msg: Msg): Json {
     case 'microTime': {
       if (timeIsZero(msg, kind === 'microTime')) return null;
       const seconds = has(msg, 'seconds') ? toNumber(msg.seconds) : 0;
-      if (kind === 'time') return formatTime(seconds);
-      return formatTime(seconds, Math.trunc((has(msg, 'nanos') ? toNumber(msg.nanos) : 0) / 1000));
+      if (kind === 'time') return formatUnixTime(seconds);
+      return formatUnixTime(seconds, Math.trunc((has(msg, 'nanos') ? toNumber(msg.nanos) : 0) / 1000));
     }
     case 'duration':
       return formatDuration(has(msg, 'duration') ? toBigInt(msg.duration) : 0n);

@@ -1,23 +1,9 @@
-// Go's text forms for the meta/v1 time types: metav1.Time (RFC 3339, whole seconds, UTC),
-// metav1.MicroTime (six fractional digits) and metav1.Duration (time.Duration.String()).
+// Go's text forms for the meta/v1 time types the protobuf codec needs beyond kube-types'
+// formatUnixTime: RFC 3339 parsing into seconds and nanoseconds, and metav1.Duration
+// (time.Duration.String() and time.ParseDuration).
 
 /** Go's zero time.Time (0001-01-01T00:00:00Z) as Unix seconds. */
 export const GO_ZERO_UNIX = -62135596800;
-
-function pad(n: number, width: number): string {
-  return String(n).padStart(width, '0');
-}
-
-/** `2026-01-02T03:04:05Z`, or with `micros` six fractional digits (RFC3339Micro). */
-export function formatTime(seconds: number, micros?: number): string {
-  const d = new Date(seconds * 1000);
-  const year = d.getUTCFullYear();
-  const base =
-    `${year < 0 ? '-' : ''}${pad(Math.abs(year), 4)}-${pad(d.getUTCMonth() + 1, 2)}-` +
-    `${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:` +
-    pad(d.getUTCSeconds(), 2);
-  return micros === undefined ? `${base}Z` : `${base}.${pad(micros, 6)}Z`;
-}
 
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
