@@ -10,7 +10,7 @@ import {
   isAlreadyExists,
   kubeConfigFromFile,
   type KubeConfig,
-  type ResourceRef,
+  CUSTOM_RESOURCE_DEFINITIONS,
 } from '@agent-sandbox/kube';
 import type { CustomResourceDefinition, KubeObject } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
@@ -35,18 +35,10 @@ export interface ClaimTarget {
   close(): Promise<void>;
 }
 
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
-
 async function installCrds(client: KubeClient, namespace: string): Promise<void> {
   for (const crd of readOurCrds()) {
     await client
-      .create(CRDS, crd as CustomResourceDefinition & KubeObject)
+      .create(CUSTOM_RESOURCE_DEFINITIONS, crd as CustomResourceDefinition & KubeObject)
       .catch((err: unknown) => {
         if (!isAlreadyExists(err)) throw err;
       });

@@ -11,7 +11,7 @@ import {
   PERSISTENT_VOLUME_CLAIMS,
   isAlreadyExists,
   kubeConfigFromFile,
-  type ResourceRef,
+  CUSTOM_RESOURCE_DEFINITIONS,
 } from '@agent-sandbox/kube';
 import type { CustomResourceDefinition, KubeObject } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
@@ -27,13 +27,6 @@ import { runRestartChaos } from './restart-chaos.ts';
 const SEED_ENV = 'AGENT_SANDBOX_CHAOS_SEED';
 /** Added by kube-apiserver; its controller is not among the harness's kube-controller-manager's. */
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
 const namespace = `chaos-${randomBytes(4).toString('hex')}`;
 const dir = mkdtempSync(join(tmpdir(), 'restart-chaos-'));
 let client: KubeClient;
@@ -45,7 +38,7 @@ beforeAll(async () => {
   client = new KubeClient({ config });
   for (const crd of readOurCrds()) {
     await client
-      .create(CRDS, crd as CustomResourceDefinition & KubeObject)
+      .create(CUSTOM_RESOURCE_DEFINITIONS, crd as CustomResourceDefinition & KubeObject)
       .catch((err: unknown) => {
         if (!isAlreadyExists(err)) throw err;
       });

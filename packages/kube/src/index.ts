@@ -45,6 +45,7 @@ export {
   EVENTS,
   NAMESPACES,
   LEASES,
+  CUSTOM_RESOURCE_DEFINITIONS,
 } from './resources.ts';
 export type {
   RequestOptions,

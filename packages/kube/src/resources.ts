@@ -36,6 +36,14 @@ export const LEASES: ResourceRef = {
   namespaced: true,
 };
 
+export const CUSTOM_RESOURCE_DEFINITIONS: ResourceRef = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+};
+
 /** `apiVersion` of a ref: `v1` or `<group>/<version>`. */
 export function apiVersionOf(ref: ResourceRef): string {
   return ref.group ? `${ref.group}/${ref.version}` : ref.version;

@@ -8,7 +8,7 @@ import {
   NAMESPACES,
   isAlreadyExists,
   kubeConfigFromFile,
-  type ResourceRef,
+  CUSTOM_RESOURCE_DEFINITIONS,
 } from '@agent-sandbox/kube';
 import type { CustomResourceDefinition, KubeObject } from '@agent-sandbox/kube-types';
 import { mkdirSync } from 'node:fs';
@@ -23,13 +23,6 @@ export const WEBHOOK_COMPONENT = 'agent-sandbox-webhook';
 export const WEBHOOK_NAMESPACE = 'agent-sandbox-system';
 /** The CLI's bin: it runs the bundle when fresh, else the sources (ADR 0013). */
 const CLI_BIN = join(HARNESS_DIR, '..', '..', 'packages', 'cli', 'bin', 'agent-sandbox.js');
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
 const SANDBOX_CRD = 'sandboxes.agents.x-k8s.io';
 const V1ALPHA1_SANDBOXES = '/apis/agents.x-k8s.io/v1alpha1';
 
@@ -61,25 +54,30 @@ export async function installCrds(kubeconfig: string): Promise<void> {
   await withClient(kubeconfig, async (client) => {
     for (const crd of readOurCrds() as Crd[]) {
       try {
-        await client.create(CRDS, crd);
+        await client.create(CUSTOM_RESOURCE_DEFINITIONS, crd);
         continue;
       } catch (err: unknown) {
         if (!isAlreadyExists(err)) throw err;
       }
-      const live = await client.get<LiveCrd>(CRDS, undefined, String(crd.metadata.name));
+      const live = await client.get<LiveCrd>(
+        CUSTOM_RESOURCE_DEFINITIONS,
+        undefined,
+        String(crd.metadata.name),
+      );
       const clientConfig = live.spec.conversion?.webhook?.clientConfig;
       const webhook = crd.spec.conversion?.webhook;
       if (clientConfig && webhook) Object.assign(webhook, { clientConfig });
       crd.metadata = { ...crd.metadata, resourceVersion: live.metadata.resourceVersion };
-      await client.update(CRDS, crd);
+      await client.update(CUSTOM_RESOURCE_DEFINITIONS, crd);
     }
     for (const crd of readOurCrds()) {
       const name = String(crd.metadata.name);
       await waitFor(
         async () =>
-          (await client.get<LiveCrd>(CRDS, undefined, name)).status?.conditions?.some(
-            (c) => c.type === 'Established' && c.status === 'True',
-          ) ?? false,
+          (
+            await client.get<LiveCrd>(CUSTOM_RESOURCE_DEFINITIONS, undefined, name)
+          ).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ??
+          false,
         { what: `CRD ${name} Established`, timeoutMs: 30_000 },
       );
     }
@@ -158,7 +156,7 @@ export async function startWebhook(
 export async function servesV1alpha1(kubeconfig: string, port: number): Promise<boolean> {
   try {
     return await withClient(kubeconfig, async (client) => {
-      const crd = await client.get<LiveCrd>(CRDS, undefined, SANDBOX_CRD);
+      const crd = await client.get<LiveCrd>(CUSTOM_RESOURCE_DEFINITIONS, undefined, SANDBOX_CRD);
       if (crd.spec.conversion?.webhook?.clientConfig?.url !== `https://127.0.0.1:${port}/convert`)
         return false;
       await client.request('GET', `${V1ALPHA1_SANDBOXES}/sandboxes?limit=1`);

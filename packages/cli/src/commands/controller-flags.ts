@@ -28,6 +28,7 @@ import {
   positiveInt,
   str,
   zapLevel,
+  KUBECONFIG_FLAG,
 } from './flag-values.ts';
 
 export type { FlagValue } from '../flags/go-flags.ts';
@@ -80,12 +81,7 @@ export function selectedControllers(value: string): readonly ControllerName[] {
 /** Upstream's flags, in upstream's order (spec §18.1). */
 export const CONTROLLER_FLAGS = [
   flag({ name: 'version', default: false, parse: parseBool, help: 'print version and exit' }),
-  flag({
-    name: 'kubeconfig',
-    default: '',
-    parse: str,
-    help: 'kubeconfig path; else KUBECONFIG, the in-cluster service account, or ~/.kube/config',
-  }),
+  KUBECONFIG_FLAG,
   flag({
     name: 'metrics-bind-address',
     default: ':8080',

@@ -18,18 +18,12 @@ import {
   NAMESPACES,
   PODS,
   kubeConfigFromFile,
-  type ResourceRef,
+  CUSTOM_RESOURCE_DEFINITIONS,
 } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runController } from './controller.ts';
 
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 const webhookNamespace = 'agent-sandbox-system';
 const ns = 'webhook-only';
 let server: TestApiServer;
@@ -146,7 +140,7 @@ describe('agent-sandbox controller --controllers=none (webhook-only)', () => {
         KubeObject & {
           spec: { conversion: { webhook: { clientConfig: { url: string; caBundle: string } } } };
         }
-      >(CRDS, undefined, 'sandboxes.agents.x-k8s.io');
+      >(CUSTOM_RESOURCE_DEFINITIONS, undefined, 'sandboxes.agents.x-k8s.io');
       const { url, caBundle } = crd.spec.conversion.webhook.clientConfig;
       expect(url).toBe(`https://127.0.0.1:${port}/convert`);
       const ca = Buffer.from(caBundle, 'base64').toString('utf8');

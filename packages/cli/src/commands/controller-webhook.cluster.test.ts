@@ -20,6 +20,7 @@ import {
   formatMicroTime,
   isAlreadyExists,
   kubeConfigFromFile,
+  CUSTOM_RESOURCE_DEFINITIONS,
   type ResourceRef,
 } from '@agent-sandbox/kube';
 import type { CustomResourceDefinition, KubeObject } from '@agent-sandbox/kube-types';
@@ -30,13 +31,6 @@ import { WEBHOOK_CERTS_SECRET } from './controller-webhook-certs.ts';
 import { WEBHOOK_CRD_NAMES } from './controller-webhook.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/agent-sandbox.js', import.meta.url));
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
 const sandboxes = (version: string): ResourceRef => ({
   group: 'agents.x-k8s.io',
   version,
@@ -67,16 +61,20 @@ beforeAll(async () => {
   client = new KubeClient({ config: kubeConfigFromFile(kubeconfig) });
   for (const crd of readOurCrds())
     await client
-      .create(CRDS, crd as CustomResourceDefinition & KubeObject)
+      .create(CUSTOM_RESOURCE_DEFINITIONS, crd as CustomResourceDefinition & KubeObject)
       .catch((err: unknown) => {
         if (!isAlreadyExists(err)) throw err;
       });
   for (const name of WEBHOOK_CRD_NAMES) {
-    const crd = await client.get<Crd>(CRDS, undefined, name);
+    const crd = await client.get<Crd>(CUSTOM_RESOURCE_DEFINITIONS, undefined, name);
     const clientConfig = crd.spec.conversion?.webhook?.clientConfig;
     if (clientConfig) found.set(name, clientConfig);
   }
-  const sandboxCrd = await client.get<Crd>(CRDS, undefined, WEBHOOK_CRD_NAMES[0] as string);
+  const sandboxCrd = await client.get<Crd>(
+    CUSTOM_RESOURCE_DEFINITIONS,
+    undefined,
+    WEBHOOK_CRD_NAMES[0] as string,
+  );
   if (!sandboxCrd.spec.versions.find((v) => v.name === 'v1alpha1')?.served)
     throw new Error(
       'the shared cluster serves no v1alpha1 Sandbox (a benchmark left its CRDs in place); reinstall the CRDs from `agent-sandbox manifests crds`',
@@ -104,7 +102,7 @@ afterAll(async () => {
   }
   for (const [name, clientConfig] of found)
     await client
-      .patch(CRDS, undefined, name, {
+      .patch(CUSTOM_RESOURCE_DEFINITIONS, undefined, name, {
         type: 'merge',
         body: {
           spec: {
@@ -176,7 +174,7 @@ describe('conversion webhook (real kube-apiserver)', () => {
       WEBHOOK_CERTS_SECRET,
     );
     for (const name of WEBHOOK_CRD_NAMES) {
-      const crd = await client.get<Crd>(CRDS, undefined, name);
+      const crd = await client.get<Crd>(CUSTOM_RESOURCE_DEFINITIONS, undefined, name);
       expect(crd.spec.conversion?.webhook?.clientConfig).toEqual({
         url: `https://127.0.0.1:${port}/convert`,
         caBundle: secret.data['ca.crt'],

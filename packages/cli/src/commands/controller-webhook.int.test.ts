@@ -19,7 +19,7 @@ import {
   NAMESPACES,
   SECRETS,
   kubeConfigFromFile,
-  type ResourceRef,
+  CUSTOM_RESOURCE_DEFINITIONS,
 } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { pino } from 'pino';
@@ -28,12 +28,6 @@ import { WEBHOOK_CERTS_SECRET, WebhookError } from './controller-webhook-certs.t
 import { WEBHOOK_CRD_NAMES, startWebhook, type WebhookHandle } from './controller-webhook.ts';
 import { runController } from './controller.ts';
 
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 const logger = pino({ level: 'silent' });
 let server: TestApiServer;
 let client: KubeClient;
@@ -132,7 +126,7 @@ describe('startWebhook (embedded API server)', () => {
         KubeObject & {
           spec: { conversion: { strategy: string; webhook: Record<string, unknown> } };
         }
-      >(CRDS, undefined, name);
+      >(CUSTOM_RESOURCE_DEFINITIONS, undefined, name);
       expect(crd.spec.conversion.strategy).toBe('Webhook');
       expect(crd.spec.conversion.webhook['clientConfig']).toEqual({
         url: `https://127.0.0.1:${first.port}/convert`,

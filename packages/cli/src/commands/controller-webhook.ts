@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { EXTENSIONS_GROUP, SANDBOX_GROUP } from '@agent-sandbox/api';
 import { ConversionReviewError, reviewConversion } from '@agent-sandbox/controllers';
-import { KubeClient, isNotFound, type ResourceRef } from '@agent-sandbox/kube';
+import { CUSTOM_RESOURCE_DEFINITIONS, KubeClient, isNotFound } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import type { Logger } from 'pino';
 import {
@@ -20,13 +20,6 @@ import {
 } from './controller-webhook-certs.ts';
 
 export const CONVERT_PATH = '/convert';
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
 /** Our four CRDs (spec §1). */
 export const WEBHOOK_CRD_NAMES: readonly string[] = [
   `sandboxes.${SANDBOX_GROUP}`,
@@ -145,7 +138,7 @@ export async function patchCrdConversion(
       };
     };
     try {
-      crd = await client.get(CRDS, undefined, name);
+      crd = await client.get(CUSTOM_RESOURCE_DEFINITIONS, undefined, name);
     } catch (err: unknown) {
       if (isNotFound(err)) continue;
       throw err;
@@ -153,7 +146,7 @@ export async function patchCrdConversion(
     const conversion = crd.spec?.conversion;
     if (conversion?.strategy !== 'Webhook') continue;
     const versions = conversion.webhook?.conversionReviewVersions;
-    await client.patch(CRDS, undefined, name, {
+    await client.patch(CUSTOM_RESOURCE_DEFINITIONS, undefined, name, {
       type: 'merge',
       body: {
         spec: {

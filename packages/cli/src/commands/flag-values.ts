@@ -2,6 +2,7 @@
 // validators of the controller's flags. Each throws a message that names neither the flag nor
 // the default: parseControllerFlags adds both.
 import { parseBindAddress } from '@agent-sandbox/runtime';
+import { flag } from '../flags/go-flags.ts';
 
 const BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
@@ -65,6 +66,14 @@ export function parseDurationMs(text: string): number {
 }
 
 export const str = (text: string): string => text;
+
+/** `--kubeconfig`, alike in every upstream binary we reimplement (controller, router). */
+export const KUBECONFIG_FLAG = flag({
+  name: 'kubeconfig',
+  default: '',
+  parse: str,
+  help: 'kubeconfig path; else KUBECONFIG, the in-cluster service account, or ~/.kube/config',
+});
 
 export function positiveInt(text: string): number {
   const n = parseInt10(text);

@@ -12,6 +12,7 @@ import {
   positiveDuration,
   positiveInt,
   str,
+  KUBECONFIG_FLAG,
 } from './flag-values.ts';
 
 const nonNegative = (text: string): number => {
@@ -140,12 +141,7 @@ export const ROUTER_FLAGS = [
     parse: str,
     help: 'limit the cache to one namespace (empty: all)',
   }),
-  flag({
-    name: 'kubeconfig',
-    default: '',
-    parse: str,
-    help: 'kubeconfig path; else KUBECONFIG, the in-cluster service account, or ~/.kube/config',
-  }),
+  KUBECONFIG_FLAG,
   flag({
     name: 'access-log',
     default: true,

@@ -11,7 +11,7 @@ import {
   SERVICES,
   isAlreadyExists,
   kubeConfigFromFile,
-  type ResourceRef,
+  CUSTOM_RESOURCE_DEFINITIONS,
 } from '@agent-sandbox/kube';
 import type { CustomResourceDefinition, KubeObject, Pod, Service } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
@@ -28,14 +28,6 @@ import {
 } from '../testing/harness.ts';
 import { SANDBOXES } from './sandbox-reconciler.ts';
 
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
-
 let client: KubeClient;
 let controller: RunningController | undefined;
 const ns = `sbx-${randomBytes(4).toString('hex')}`;
@@ -45,7 +37,7 @@ beforeAll(async () => {
   client = new KubeClient({ config: kubeConfigFromFile(kubeconfig) });
   for (const crd of readOurCrds()) {
     await client
-      .create(CRDS, crd as CustomResourceDefinition & KubeObject)
+      .create(CUSTOM_RESOURCE_DEFINITIONS, crd as CustomResourceDefinition & KubeObject)
       .catch((err: unknown) => {
         if (!isAlreadyExists(err)) throw err;
       });

@@ -12,6 +12,7 @@ import {
   isAlreadyExists,
   kubeConfigFromFile,
   type Clock,
+  CUSTOM_RESOURCE_DEFINITIONS,
   type ResourceRef,
 } from '@agent-sandbox/kube';
 import type {
@@ -53,14 +54,6 @@ export interface ScenarioWorld {
   /** Stops the controller, releases TEST_FINALIZER holds, deletes the namespace. */
   close(): Promise<void>;
 }
-
-const CUSTOM_RESOURCE_DEFINITIONS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
 
 /**
  * Connects to `target` (a fresh embedded API server, or the shared cluster with our CRDs
