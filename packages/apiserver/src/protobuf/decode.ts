@@ -108,7 +108,10 @@ function special(kind: string, type: protobuf.Type, msg: Msg): Json {
       if (timeIsZero(msg, kind === 'microTime')) return null;
       const seconds = has(msg, 'seconds') ? toNumber(msg.seconds) : 0;
       if (kind === 'time') return formatUnixTime(seconds);
-      return formatUnixTime(seconds, Math.trunc((has(msg, 'nanos') ? toNumber(msg.nanos) : 0) / 1000));
+      return formatUnixTime(
+        seconds,
+        Math.trunc((has(msg, 'nanos') ? toNumber(msg.nanos) : 0) / 1000),
+      );
     }
     case 'duration':
       return formatDuration(has(msg, 'duration') ? toBigInt(msg.duration) : 0n);
