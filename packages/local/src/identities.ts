@@ -6,6 +6,7 @@
 // ServiceAccount: it keeps no rights.
 import {
   CONTROLLER_CLUSTER_ROLE,
+  CONTROLLER_MANAGER_USER,
   EXTENSIONS_CLUSTER_ROLE,
   NODE_CLUSTER_ROLE,
   ROUTER_CLUSTER_ROLE,
@@ -29,7 +30,7 @@ export interface ComponentIdentity {
 
 const AUTHENTICATED = 'system:authenticated';
 
-export const CONTROLLER_MANAGER_USER = 'agent-sandbox:controller-manager';
+export { CONTROLLER_MANAGER_USER };
 export const ROUTER_USER = 'agent-sandbox:router';
 
 export function controllerManagerIdentity(extensions: boolean): ComponentIdentity {

@@ -22,6 +22,8 @@ export type ClusterRoleManifest = {
 export const CONTROLLER_NAMESPACE = 'agent-sandbox-system';
 export const CONTROLLER_SERVICE_ACCOUNT = 'agent-sandbox-controller';
 export const CONTROLLER_ROLE = 'agent-sandbox-controller';
+/** The controller manager's user where it runs without a ServiceAccount (the embedded mode). */
+export const CONTROLLER_MANAGER_USER = 'agent-sandbox:controller-manager';
 export const EXTENSIONS_ROLE = 'agent-sandbox-controller-extensions';
 
 const CHILD_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];

@@ -9,7 +9,7 @@ import { listen } from '../node-server.ts';
 import type { RequestFailureLog } from '../http/error-boundary.ts';
 import type { Converter } from '../resource-store.ts';
 import type { PodStreams } from '../http/verbs/pod-streams.ts';
-import { ApiServer } from '../server.ts';
+import { ApiServer, type TokenUser } from '../server.ts';
 import { openStore } from '../storage/index.ts';
 import { ensureCertificates } from '../tls/certificates.ts';
 
@@ -39,6 +39,8 @@ export interface TestApiServerOptions {
    * send bearer tokens over TLS only, so service-account-token tests of kubectl need it.
    */
   tls?: boolean;
+  /** Static bearer-token users beside the admin (the embedded mode's component identities). */
+  users?: readonly TokenUser[];
 }
 
 /** A CA certificate (no key kept) for servers that have none of their own. */
@@ -79,6 +81,7 @@ export async function startTestApiServer(
     ...(options.podStreams ? { podStreams: options.podStreams } : {}),
     caCert: options.caCert ?? TEST_CA_CERT,
     ...(options.onRequestError ? { onRequestError: options.onRequestError } : {}),
+    ...(options.users ? { users: options.users } : {}),
   });
   server.start();
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-test-'));

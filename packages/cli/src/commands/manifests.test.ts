@@ -4,7 +4,6 @@ import {
   CONTROLLER_CLUSTER_ROLE,
   EXTENSIONS_CLUSTER_ROLE,
   controllerRbacManifests,
-  type ClusterRoleManifest,
 } from '@agent-sandbox/api';
 import { uncoveredRules, type PolicyRule } from '@agent-sandbox/apiserver';
 import {
@@ -13,26 +12,23 @@ import {
   SANDBOX_WARM_POOL_PERMISSIONS,
   type Permission,
 } from '@agent-sandbox/controllers';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import {
+  UPSTREAM_CONTROLLER_RBAC,
+  UPSTREAM_EXTENSIONS_RBAC,
+  upstreamClusterRoles,
+} from '@agent-sandbox/api/testing';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-
-const UPSTREAM = new URL('../../../../../shared/upstream/rbac/', import.meta.url);
 
 function upstreamRole(file: string, name: string): PolicyRule[] {
-  const docs = parseAllDocuments(readFileSync(fileURLToPath(new URL(file, UPSTREAM)), 'utf8'));
-  const role = docs
-    .map((d) => d.toJSON() as ClusterRoleManifest | null)
-    .find((d) => d?.kind === 'ClusterRole' && d.metadata.name === name);
+  const role = upstreamClusterRoles(file).find((d) => d.metadata.name === name);
   if (!role) throw new Error(`${file} has no ClusterRole ${name}`);
   return role.rules;
 }
 
 describe('controller RBAC', () => {
   it.each([
-    [CONTROLLER_CLUSTER_ROLE, 'rbac.generated.yaml'],
-    [EXTENSIONS_CLUSTER_ROLE, 'extensions-rbac.generated.yaml'],
+    [CONTROLLER_CLUSTER_ROLE, UPSTREAM_CONTROLLER_RBAC],
+    [EXTENSIONS_CLUSTER_ROLE, UPSTREAM_EXTENSIONS_RBAC],
   ] as const)('$metadata.name is equal to or narrower than upstream', (ours, file) => {
     expect(uncoveredRules(upstreamRole(file, ours.metadata.name), ours.rules)).toEqual([]);
   });

@@ -1,7 +1,9 @@
-// The controller manager's own identity for tests: a ServiceAccount in the test's namespace bound
-// (by a RoleBinding, narrower still than the ClusterRoleBinding `manifests rbac` ships) to our
-// controller ClusterRole, and a client that authenticates with its token only. Tests keep their
-// admin client for what they arrange and inspect.
+// The controller manager's own identity for tests, as each target runs it: on the embedded server
+// the user `up` gives it (ADR 0027) bound to our controller ClusterRoles; on the cluster a
+// ServiceAccount in the test's namespace bound (by RoleBindings, narrower still than a
+// deployment's ClusterRoleBindings) to upstream's controller ClusterRoles, read from ../shared.
+// The client authenticates with that token only; tests keep their admin client for what they
+// arrange and inspect.
 import {
   CONTROLLER_CLUSTER_ROLE,
   CONTROLLER_SERVICE_ACCOUNT,
@@ -15,6 +17,11 @@ import {
   type ResourceRef,
 } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
+import {
+  UPSTREAM_CONTROLLER_RBAC,
+  UPSTREAM_EXTENSIONS_RBAC,
+  upstreamClusterRoles,
+} from '@agent-sandbox/api/testing';
 import { eventually } from './harness.ts';
 
 const rbac = (plural: string, namespaced: boolean): ResourceRef => ({
@@ -23,7 +30,9 @@ const rbac = (plural: string, namespaced: boolean): ResourceRef => ({
   plural,
   namespaced,
 });
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const CLUSTER_ROLES = rbac('clusterroles', false);
+const CLUSTER_ROLE_BINDINGS = rbac('clusterrolebindings', false);
 const ROLE_BINDINGS = rbac('rolebindings', true);
 const SERVICE_ACCOUNTS: ResourceRef = {
   group: '',
@@ -45,20 +54,50 @@ async function ensureClusterRole(admin: KubeClient, role: ClusterRoleManifest): 
   }
 }
 
+/** Upstream's controller ClusterRoles, renamed to sit beside ours on the shared cluster. */
+function upstreamRoles(extensions: boolean): ClusterRoleManifest[] {
+  const files = extensions
+    ? [UPSTREAM_CONTROLLER_RBAC, UPSTREAM_EXTENSIONS_RBAC]
+    : [UPSTREAM_CONTROLLER_RBAC];
+  return files.flatMap((file) =>
+    upstreamClusterRoles(file).map((role) => ({
+      ...role,
+      metadata: { name: `upstream:${role.metadata.name}` },
+    })),
+  );
+}
+
 /**
- * Binds our controller role (and, with `extensions`, the extension controllers' role) to a
- * fresh ServiceAccount in `ns` and returns a client acting as it, once the server's authorizer
- * lets it list Sandboxes there.
+ * The embedded mode's way (ADR 0027): our controller ClusterRoles bound cluster-wide to the
+ * controller manager's static-token user, as `up` binds them; returns that user's token.
  */
-export async function controllerClient(
+async function bindEmbeddedUser(
   admin: KubeClient,
-  adminConfig: KubeConfig,
+  user: { username: string; token: string },
+  roles: readonly ClusterRoleManifest[],
+): Promise<string> {
+  for (const role of roles) {
+    await ensureClusterRole(admin, role);
+    await admin.create(CLUSTER_ROLE_BINDINGS, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${role.metadata.name}-embedded` },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role.metadata.name },
+      subjects: [{ apiGroup: RBAC_GROUP, kind: 'User', name: user.username }],
+    } as KubeObject);
+  }
+  return user.token;
+}
+
+/**
+ * A cluster's way: upstream's ClusterRoles bound by RoleBindings in `ns` (narrower still than
+ * the ClusterRoleBindings a deployment has) to a fresh ServiceAccount; returns its token.
+ */
+async function bindServiceAccount(
+  admin: KubeClient,
   ns: string,
-  options: { extensions?: boolean } = {},
-): Promise<KubeClient> {
-  const roles = options.extensions
-    ? [CONTROLLER_CLUSTER_ROLE, EXTENSIONS_CLUSTER_ROLE]
-    : [CONTROLLER_CLUSTER_ROLE];
+  roles: readonly ClusterRoleManifest[],
+): Promise<string> {
   for (const role of roles) await ensureClusterRole(admin, role);
   await admin.create(SERVICE_ACCOUNTS, {
     apiVersion: 'v1',
@@ -69,12 +108,9 @@ export async function controllerClient(
     await admin.create(ROLE_BINDINGS, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
+      // RoleBinding names are path segments too: `upstream:…` is kube-valid (and ours).
       metadata: { name: role.metadata.name, namespace: ns },
-      roleRef: {
-        apiGroup: 'rbac.authorization.k8s.io',
-        kind: 'ClusterRole',
-        name: role.metadata.name,
-      },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role.metadata.name },
       subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_SERVICE_ACCOUNT, namespace: ns }],
     } as KubeObject);
   const issued = (await admin.request(
@@ -86,6 +122,29 @@ export async function controllerClient(
       spec: { expirationSeconds: 86400 },
     },
   )) as { status: { token: string } };
+  return issued.status.token;
+}
+
+/**
+ * A client acting as the controller manager's own identity, once the server's authorizer lets it
+ * list Sandboxes in `ns`: on the embedded server ADR 0027's user with our controller roles (and,
+ * with `extensions`, the extension controllers' role), on the cluster a ServiceAccount bound to
+ * upstream's controller ClusterRoles.
+ */
+export async function controllerClient(
+  admin: KubeClient,
+  adminConfig: KubeConfig,
+  ns: string,
+  options: { extensions?: boolean; embeddedUser?: { username: string; token: string } } = {},
+): Promise<KubeClient> {
+  const extensions = options.extensions === true;
+  const token = options.embeddedUser
+    ? await bindEmbeddedUser(
+        admin,
+        options.embeddedUser,
+        extensions ? [CONTROLLER_CLUSTER_ROLE, EXTENSIONS_CLUSTER_ROLE] : [CONTROLLER_CLUSTER_ROLE],
+      )
+    : await bindServiceAccount(admin, ns, upstreamRoles(extensions));
   // Only the token: no client certificate or basic auth of the admin's may come along.
   const config: KubeConfig = {
     server: adminConfig.server,
@@ -96,7 +155,7 @@ export async function controllerClient(
       ? { tlsServerName: adminConfig.tlsServerName }
       : {}),
   };
-  const client = new KubeClient({ config: { ...config, token: issued.status.token } });
+  const client = new KubeClient({ config: { ...config, token } });
   // kube-apiserver's authorizer reads informer caches: wait until the binding applies.
   await eventually(async () => {
     const review = (await client.request(

@@ -86,12 +86,15 @@ export async function openScenarioWorld(
   await createNamespace(client, ns);
   // The kinds are served once a list succeeds (CRDs just created on the cluster).
   await eventually(() => client.list(SANDBOXES, ns), 60_000);
-  // The controllers run as their own ServiceAccount with our controller roles, as deployed.
+  // The controllers run under their own identity, as `up` or a deployment runs them.
   const controllerKube = await controllerClient(
     client,
     kubeConfigFromFile(handle.kubeconfigPath),
     ns,
-    { extensions: options.extensions !== undefined },
+    {
+      extensions: options.extensions !== undefined,
+      ...(handle.controllerUser ? { embeddedUser: handle.controllerUser } : {}),
+    },
   );
   const controller = startSandboxController(controllerKube, ns, options);
   const kubelet =

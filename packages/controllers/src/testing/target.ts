@@ -3,7 +3,9 @@
 // project's globalSetup through clusterKubeconfig()).
 // eslint-disable-next-line no-restricted-imports -- the embedded target is the test API server
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
+import { CONTROLLER_MANAGER_USER } from '@agent-sandbox/api';
 import { clusterKubeconfig } from '@agent-sandbox/kube/testing';
+import { randomBytes } from 'node:crypto';
 
 export const TEST_TARGETS = ['cluster', 'embedded'] as const;
 export type TestTarget = (typeof TEST_TARGETS)[number];
@@ -14,6 +16,11 @@ export interface TargetHandle {
   kubeconfigPath: string;
   /** True when kube-scheduler and kwok nodes run Pods; false when tests play the kubelet. */
   hasNodes: boolean;
+  /**
+   * Embedded only: the controller manager's own user (ADR 0027), authenticated by a static
+   * token this server alone knows, as `up` runs it. The cluster uses a ServiceAccount instead.
+   */
+  controllerUser?: { username: string; token: string };
   /** Stops what connectTarget started (the embedded server); the shared cluster stays up. */
   close(): Promise<void>;
 }
@@ -24,10 +31,23 @@ export interface TargetHandle {
  */
 export async function connectTarget(target: TestTarget): Promise<TargetHandle> {
   if (target === 'embedded') {
-    const server = await startTestApiServer({ crds: readOurCrds() });
+    const controllerUser = {
+      username: CONTROLLER_MANAGER_USER,
+      token: randomBytes(32).toString('base64url'),
+    };
+    const server = await startTestApiServer({
+      crds: readOurCrds(),
+      users: [
+        {
+          token: controllerUser.token,
+          user: { username: controllerUser.username, groups: ['system:authenticated'] },
+        },
+      ],
+    });
     return {
       target,
       kubeconfigPath: server.kubeconfigPath,
+      controllerUser,
       hasNodes: false,
       close: () => server.close(),
     };
