@@ -125,7 +125,13 @@ export function sandboxTokenSuite(target: TestTarget): void {
         },
       );
       await eventually(() => admin.list(SANDBOXES, ns), 60_000);
-      controllerKube = await controllerClient(admin, adminConfig, ns);
+      // The controller's own identity on each target (ADR 0027 on the embedded server).
+      controllerKube = await controllerClient(
+        admin,
+        adminConfig,
+        ns,
+        handle.controllerUser ? { embeddedUser: handle.controllerUser } : {},
+      );
       controller = startSandboxController(controllerKube, ns);
       for (const name of ['mine', 'neighbour'])
         await admin.create(SANDBOXES, newSandbox(ns, name) as unknown as KubeObject);
