@@ -15,11 +15,23 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Status } from '@agent-sandbox/kube-types';
 import { requestFailure, statusFor, type RequestFailureLog } from './http/error-boundary.ts';
+import {
+  classify,
+  DEFAULT_INFLIGHT_LIMITS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  InflightLimiter,
+  requestTimedOut,
+  tooManyRequests,
+  withDeadline,
+  type InflightLimits,
+} from './http/inflight.ts';
 import { bodyStream, discardBody, lingerOnClose } from './http/node-body.ts';
 import { upgradeTakeover, writeRawResponse } from './http/upgrade.ts';
 import type { ApiServer } from './server.ts';
 
 const MAX_HEADER_BYTES = 1 << 20;
+/** kube-apiserver's ReadHeaderTimeout (32s, just under its request-timeout bound): slowloris. */
+const DEFAULT_HEADERS_TIMEOUT_MS = 32_000;
 
 export interface ListenOptions {
   /** @default 0 (the OS picks a free port) */
@@ -30,6 +42,22 @@ export interface ListenOptions {
   tls?: { cert: string; key: string };
   /** Told about every request that failed outside the API server's own boundary. */
   onRequestError?: RequestFailureLog;
+  /**
+   * A request's whole head must arrive within this (slowloris), else the connection closes.
+   * @default 32000 (kube-apiserver's ReadHeaderTimeout)
+   */
+  headersTimeoutMs?: number;
+  /**
+   * A non-long-running request answers 504 Timeout after this; 0 turns it off.
+   * @default 60000 (kube-apiserver's --request-timeout)
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Non-long-running requests served at once, per class; over it, 429 with Retry-After.
+   * @default { readonly: 400, mutating: 200 } (kube's --max-requests-inflight and
+   * --max-mutating-requests-inflight)
+   */
+  inflight?: InflightLimits;
 }
 
 export interface ListeningServer {
@@ -104,10 +132,10 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 }
 
 function statusBody(status: Status): Response {
-  return new Response(JSON.stringify(status), {
-    status: status.code,
-    headers: { 'content-type': 'application/json' },
-  });
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const retryAfter = status.details?.retryAfterSeconds;
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  return new Response(JSON.stringify(status), { status: status.code, headers });
 }
 
 function notDurable(err: unknown): Response {
@@ -147,6 +175,44 @@ function goBadRequest(detail: string): Response {
   });
 }
 
+interface ServeContext {
+  host: string;
+  scheme: string;
+  limiter: InflightLimiter;
+  requestTimeoutMs: number;
+  onRequestError: RequestFailureLog | undefined;
+}
+
+/**
+ * The handler's response within the request's class limits: 429 when its class is full, 504
+ * (and the handler's signal aborted) when a non-long-running request outlives the timeout.
+ * `release` is handed back so the slot is held until the response has been sent.
+ */
+async function admitted(
+  server: ApiServer,
+  req: IncomingMessage,
+  url: URL,
+  abort: AbortController,
+  ctx: ServeContext,
+): Promise<{ response: Response; release: () => void }> {
+  const method = req.method ?? 'GET';
+  const cls = classify(method, url);
+  const release = ctx.limiter.acquire(cls);
+  if (!release) return { response: statusBody(tooManyRequests().status), release: () => {} };
+  const handled = server.handle(toRequest(req, url, abort.signal), abort.signal, method);
+  const timeoutMs = cls === 'long-running' ? 0 : ctx.requestTimeoutMs;
+  try {
+    const response = await withDeadline(handled, timeoutMs, () => {
+      abort.abort();
+      return statusBody(requestTimedOut().status);
+    });
+    return { response, release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
 /**
  * One request through the error boundary: whatever happens answers a Status (500 when nothing
  * better is known) or, once the response has started, ends the connection. Never rejects.
@@ -155,18 +221,17 @@ async function serveOne(
   server: ApiServer,
   req: IncomingMessage,
   res: ServerResponse,
-  where: { host: string; scheme: string },
-  onRequestError: RequestFailureLog | undefined,
+  ctx: ServeContext,
 ): Promise<void> {
   const abort = new AbortController();
   res.on('close', () => abort.abort());
   const method = req.method ?? 'GET';
+  let release = (): void => {};
   try {
-    const url = requestUrl(req, where.host, where.scheme);
-    const response =
-      url instanceof Response
-        ? url
-        : await server.handle(toRequest(req, url, abort.signal), abort.signal, method);
+    const url = requestUrl(req, ctx.host, ctx.scheme);
+    let response: Response;
+    if (url instanceof Response) response = url;
+    else ({ response, release } = await admitted(server, req, url, abort, ctx));
     // A body the handler did not read (all of) must not hold up the connection's next request.
     if (!discardBody(req)) lingerOnClose(res);
     // The acknowledgement: a write's response, and a read's that may have seen a write, wait
@@ -177,10 +242,13 @@ async function serveOne(
     );
     await send(res, ok === true ? response : notDurable(ok));
   } catch (err: unknown) {
-    if (!abort.signal.aborted) onRequestError?.(requestFailure(method, req.url ?? '/', 500, err));
+    if (!abort.signal.aborted)
+      ctx.onRequestError?.(requestFailure(method, req.url ?? '/', 500, err));
     if (!discardBody(req)) lingerOnClose(res);
     if (res.headersSent) res.destroy();
     else await send(res, statusBody(statusFor(err))).catch(() => res.destroy());
+  } finally {
+    release();
   }
 }
 
@@ -230,6 +298,18 @@ function upgradeListener(
 }
 
 /**
+ * Node's own clocks for what arrives: a head within `headersMs` (slowloris headers, kube's
+ * ReadHeaderTimeout). A slow body meets the request timeout in `admitted` (504, as kube's
+ * handler deadline); Node's request clock is the backstop that then closes the connection
+ * (a watch's request is whole at once, so it never trips). Checked every second at most.
+ */
+function boundSlowClients(http: Server, headersMs: number, ctx: ServeContext): void {
+  const requestMs = ctx.requestTimeoutMs;
+  http.headersTimeout = headersMs;
+  http.requestTimeout = requestMs > 0 ? requestMs + headersMs : 0;
+}
+
+/**
  * Serves `server` on a socket. Resolves once listening; rejects with the socket error (e.g.
  * `EADDRINUSE`) when the port cannot be bound. `listen(server, port, host)` is the plain-HTTP
  * shorthand kept for tests.
@@ -245,15 +325,26 @@ export function listen(
   const host = hostArg ?? options.host ?? '127.0.0.1';
   const scheme = options.tls ? 'https' : 'http';
   const where = { host: `${host}:${port}`, scheme };
+  const ctx: ServeContext = {
+    ...where,
+    limiter: new InflightLimiter(options.inflight ?? DEFAULT_INFLIGHT_LIMITS),
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    onRequestError: options.onRequestError,
+  };
   const onRequest: RequestListener = (req, res) => {
-    void serveOne(server, req, res, where, options.onRequestError);
+    void serveOne(server, req, res, ctx);
   };
   // Go's net/http default (http.DefaultMaxHeaderBytes, which kube-apiserver keeps): request
   // line and headers up to 1 MiB, then 431. Node's own default (16 KiB) refuses URLs kube serves.
-  const limits = { maxHeaderSize: MAX_HEADER_BYTES };
+  const headersMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const limits = {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, headersMs / 2)),
+  };
   const http: Server = options.tls
     ? createHttpsServer({ ...limits, cert: options.tls.cert, key: options.tls.key }, onRequest)
     : createServer(limits, onRequest);
+  boundSlowClients(http, headersMs, ctx);
   http.on('connect', connectListener(onRequest));
   http.on('upgrade', upgradeListener(server, where));
   return new Promise((resolve, reject) => {

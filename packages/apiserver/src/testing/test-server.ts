@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listen } from '../node-server.ts';
+import { listen, type ListenOptions } from '../node-server.ts';
 import type { RequestFailureLog } from '../http/error-boundary.ts';
 import type { Converter } from '../resource-store.ts';
 import type { PodStreams } from '../http/verbs/pod-streams.ts';
@@ -41,6 +41,8 @@ export interface TestApiServerOptions {
   tls?: boolean;
   /** Static bearer-token users beside the admin (the embedded mode's component identities). */
   users?: readonly TokenUser[];
+  /** The slow- and greedy-client bounds to serve with. @default kube's */
+  limits?: Pick<ListenOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'inflight'>;
 }
 
 /** A CA certificate (no key kept) for servers that have none of their own. */
@@ -87,6 +89,7 @@ export async function startTestApiServer(
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-test-'));
   const tls = options.tls ? await ensureCertificates({ dir: join(dir, 'pki') }) : undefined;
   const listening = await listen(server, {
+    ...options.limits,
     ...(options.onRequestError ? { onRequestError: options.onRequestError } : {}),
     ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
   });
