@@ -9,6 +9,7 @@ import {
   badRequest,
   expired,
   internalError,
+  statusError,
   tooLargeResourceVersion,
 } from '../errors.ts';
 import { patchErrorToStatus, PatchError } from '../patch/errors.ts';
@@ -40,6 +41,9 @@ function storageStatus(err: StorageError): Status {
         .status;
     case 'TooLargeResourceVersion':
       return tooLargeResourceVersion(String(rev?.requested ?? 0), rev?.current ?? 0).status;
+    case 'RequestTooLarge':
+      // kube passes etcd's error on as it is: 500 with etcd's message and no reason.
+      return statusError(500, '', err.message).status;
     default:
       return internalError(err).status;
   }

@@ -27,6 +27,12 @@ export type StorageErrorCode =
   | 'TooLargeResourceVersion'
   /** A watcher fell behind and its callback failed, or the store was closed under it. */
   | 'WatchClosed'
+  /**
+   * create/update: the write is larger than etcd takes in one request (its --max-request-bytes,
+   * 1.5 MiB; kube-apiserver's client refuses to send more than 2 MiB). kube answers 500 with
+   * etcd's message, which this error's message is.
+   */
+  | 'RequestTooLarge'
   /** The store was used after `close()`, or a caller broke a documented precondition. */
   | 'InvalidArgument'
   /**

@@ -62,3 +62,23 @@ export function checkValue(value: string): void {
     throw new StorageError('InvalidArgument', 'value must be a string (JSON text)');
   }
 }
+
+/** etcd's --max-request-bytes default: a larger put is refused as `request is too large`. */
+export const MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+/** kube-apiserver's etcd client sends at most this (MaxCallSendMsgSize); gRPC refuses more. */
+export const MAX_SEND_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Refuses a write etcd would, with the message kube-apiserver passes on: the put's key and value
+ * measured as etcd measures its request (within the few bytes of framing we do not model).
+ */
+export function checkRequestSize(key: string, value: string): void {
+  const size = Buffer.byteLength(key) + Buffer.byteLength(value);
+  if (size > MAX_SEND_BYTES)
+    throw new StorageError(
+      'RequestTooLarge',
+      `rpc error: code = ResourceExhausted desc = trying to send message larger than max (${size} vs. ${MAX_SEND_BYTES})`,
+    );
+  if (size > MAX_REQUEST_BYTES)
+    throw new StorageError('RequestTooLarge', 'etcdserver: request is too large');
+}

@@ -125,6 +125,55 @@ describe('create, get, update, delete', () => {
   });
 });
 
+describe('request size (etcd --max-request-bytes)', () => {
+  const MiB = 1024 * 1024;
+  const json = (bytes: number): string => `"${'x'.repeat(bytes - 2)}"`;
+  const messageOf = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (err: unknown) {
+      if (err instanceof StorageError && err.code === 'RequestTooLarge') return err.message;
+      throw err;
+    }
+    return 'no error';
+  };
+
+  it('refuses a create or update over 1.5 MiB with etcd message; writes nothing', () => {
+    const key = '/r/big';
+    const fits = 1.5 * MiB - key.length;
+    expect(store.create(key, json(fits)).revision).toBe(1);
+    expect(messageOf(() => store.update(key, json(fits + 1)))).toBe(
+      'etcdserver: request is too large',
+    );
+    expect(messageOf(() => store.create('/r/other', json(1.6 * MiB)))).toBe(
+      'etcdserver: request is too large',
+    );
+    // A multi-byte character counts by its UTF-8 bytes, as etcd counts them.
+    expect(messageOf(() => store.create('/r/u', `"${'€'.repeat(0.6 * MiB)}"`))).toBe(
+      'etcdserver: request is too large',
+    );
+    expect(store.currentRevision).toBe(1);
+    expect(store.get('/r/other')).toBeUndefined();
+  });
+
+  it("past 2 MiB, the gRPC send limit's message, with the size, as kube's etcd client gives", () => {
+    const value = json(2 * MiB);
+    expect(messageOf(() => store.create('/r/huge', value))).toBe(
+      `rpc error: code = ResourceExhausted desc = trying to send message larger than max (${2 * MiB + 7} vs. ${2 * MiB})`,
+    );
+  });
+
+  it('checks inside a transaction too, and rolls the transaction back', () => {
+    expect(() =>
+      store.txn((tx) => {
+        tx.create('/r/a', '1');
+        tx.create('/r/b', json(1.6 * MiB));
+      }),
+    ).toThrow('etcdserver: request is too large');
+    expect(store.get('/r/a')).toBeUndefined();
+  });
+});
+
 describe('txn', () => {
   it('makes read-check-write atomic and rolls back on throw', () => {
     store.create('/r/a', '1');

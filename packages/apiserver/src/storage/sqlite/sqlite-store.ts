@@ -22,7 +22,15 @@ import { GroupCommit } from './group-commit.ts';
 import { COLUMNS, prepareStatements } from './statements.ts';
 import { toStorageError } from './sqlite-errors.ts';
 import { WatchHub } from './watch-hub.ts';
-import { checkKey, checkValue, toEvent, toObject, type EventRow, type LogRow } from './rows.ts';
+import {
+  checkKey,
+  checkRequestSize,
+  checkValue,
+  toEvent,
+  toObject,
+  type EventRow,
+  type LogRow,
+} from './rows.ts';
 
 /** Compaction deletes at most this many revisions per write transaction (kine: 1000). */
 const COMPACT_BATCH = 10_000;
@@ -154,6 +162,7 @@ export class SqliteStore implements Store {
       if (latest !== undefined && !latest.deleted) {
         throw new StorageError('KeyExists', `create ${key}: key exists at revision ${latest.id}`);
       }
+      checkRequestSize(key, value);
       const revision = this.readCurrent() + 1;
       this.append(key, 1, 0, revision, latest?.id ?? 0, value, revision);
       return { key, revision, createRevision: revision, value };
@@ -166,6 +175,7 @@ export class SqliteStore implements Store {
     return this.write(`update ${key}`, () => {
       const latest = this.liveRow('update', key, expectedRevision);
       if (latest.value === value) return 'unchanged';
+      checkRequestSize(key, value);
       const revision = this.readCurrent() + 1;
       this.append(key, 0, 0, latest.create_revision, latest.id, value, revision);
       return { key, revision, createRevision: latest.create_revision, value };
