@@ -57,8 +57,9 @@ function watchArrivals(world: ScenarioWorld, pool: string): Arrivals {
       labelSelector: `${Labels.WarmPoolSandbox}=${nameHash(pool)}`,
     });
     for await (const e of events) {
+      if (e.type !== 'ADDED') continue;
       const uid = e.object.metadata.uid;
-      if (e.type === 'ADDED' && uid !== undefined && !byUid.has(uid)) byUid.set(uid, Date.now());
+      if (uid !== undefined && !byUid.has(uid)) byUid.set(uid, Date.now());
     }
   })().catch(() => undefined);
   const delivered = (uids: readonly string[]): Promise<number[]> =>
