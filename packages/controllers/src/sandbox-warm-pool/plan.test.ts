@@ -156,6 +156,54 @@ describe('planPool', () => {
     expect(plan.create).toBe(1);
   });
 
+  it('TestSandboxWarmPoolOrphanVetting: an orphan is vetted by semantic comparison (stale ones deleted without an expectation); without a template orphans are adopted unchecked', () => {
+    const changed: TemplateObject = structuredClone(template);
+    changed.spec.podTemplate.spec.containers[0]!.image = 'busybox:2';
+    const fresh = member({ ready: true, tpl: changed });
+    const stale = member({ ready: true });
+    for (const o of [fresh, stale]) o.metadata.ownerReferences = [];
+    // A fresh orphan without any hash labels still matches by comparison.
+    delete fresh.metadata.labels?.[Labels.SandboxTemplateHash];
+    const plan = planPool(
+      { ...reads(pool({ replicas: 2 }), [fresh, stale]), template: changed },
+      opts,
+    );
+    expect(plan.deletes).toEqual([{ sandbox: stale, reason: 'stale', owned: false }]);
+    expect(plan.terminating).toBe(0);
+    expect(plan.active.map((s) => s.metadata.uid)).toEqual([fresh.metadata.uid]);
+    expect(plan.create).toBe(1);
+    const unchecked = planPool(
+      { ...reads(pool({ replicas: 2 }), [fresh, stale]), template: undefined },
+      opts,
+    );
+    expect(unchecked.deletes).toEqual([]);
+    expect(unchecked.updates).toHaveLength(2);
+    expect(unchecked.create).toBe(0);
+  });
+
+  it('TestSandboxWarmPoolRollout: a re-pointed templateRef makes owned members stale even with an identical spec (Recreate only)', () => {
+    const m = member({ ready: true });
+    const repointed = pool({
+      sandboxTemplateRef: { name: 'tpl-2' },
+      updateStrategy: { type: 'Recreate' },
+    });
+    expect(planPool(reads(repointed, [m]), opts).deletes.map((d) => d.reason)).toEqual(['stale']);
+    const onReplenish = pool({ sandboxTemplateRef: { name: 'tpl-2' } });
+    expect(planPool(reads(onReplenish, [m]), opts).deletes).toEqual([]);
+  });
+
+  it('TestSandboxWarmPoolReconcile: readyReplicas counts only Ready active members; zero replicas plans the deletion of all', () => {
+    const members = [member({ ready: true }), member({ ready: false }), member({ ready: true })];
+    const plan = planPool(reads(pool({ replicas: 3 }), members), opts);
+    expect(plan.status).toMatchObject({ replicas: 3, readyReplicas: 2 });
+    const zero = planPool(reads(pool({ replicas: 0 }), members), opts);
+    expect(zero.desired).toBe(0);
+    expect(zero.excess).toHaveLength(3);
+    expect(
+      planPool(reads(pool({ replicas: 0 }), members), { ...opts, maxBatchSize: 2 }).excess,
+    ).toHaveLength(2);
+  });
+
   it('slowStartBatches: 1, 2, 4, … trimmed to n', () => {
     expect(slowStartBatches(0)).toEqual([]);
     expect(slowStartBatches(10)).toEqual([1, 2, 4, 3]);

@@ -1,21 +1,26 @@
 // Spec §21.4 sandboxwarmpool_controller_test.go and sandboxwarmpool_overcreation_test.go end to
 // end: replicas (nil → 1, scale up/down, zero), member labels/annotations/secure defaults, VCTs,
 // readyReplicas/observedGeneration/selector, orphan adoption and foreign members, rollout on
-// template change (Recreate, OnReplenish, default, re-pointed ref), and no over-creation.
+// template change (Recreate, OnReplenish, default, re-pointed ref, multi-template isolation,
+// claimed sandboxes untouched), the template→pools mapping, orphan vetting, and no over-creation.
 import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
 import {
+  SANDBOX_CLAIMS,
   SANDBOX_TEMPLATES,
   SANDBOX_WARM_POOLS,
+  type ClaimObject,
   type PoolObject,
   type SandboxObj,
 } from '../../extensions/resources.ts';
 import { SANDBOXES } from '../../sandbox/child-writes.ts';
 import {
+  createClaim,
   createPool,
   createTemplate,
   listMembers,
+  newClaim,
   newPool,
   newTemplate,
   poolSettled,
@@ -24,6 +29,7 @@ import {
 import {
   createForeignOwner,
   eventually,
+  gone,
   newSandbox,
   openScenarioWorld,
   type ScenarioWorld,
@@ -258,6 +264,113 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
           labelSelector: `${Labels.WarmPoolSandbox}=${nameHash('burst')}`,
         });
         expect(all.items).toHaveLength(10);
+      });
+
+      it('TestFindWarmPoolsForTemplate: a template created after its pool wakes the pool, which fills', async () => {
+        await createPool(world, newPool(world.ns, 'late', 'tpl-late', { replicas: 2 }));
+        // No template: the pass creates nothing and asks for no requeue, so only the template's
+        // own event can start the fill.
+        const waiting = await where<PoolObject>(
+          world,
+          SANDBOX_WARM_POOLS,
+          'late',
+          (p) => p.status?.observedGeneration === p.metadata.generation,
+        );
+        expect(waiting.status?.replicas).toBeUndefined();
+        expect(await listMembers(world, 'late')).toEqual([]);
+        await createTemplate(world, newTemplate(world.ns, 'tpl-late'));
+        await poolSettled(world, 'late', 2);
+      });
+
+      it('TestSandboxWarmPoolRollout: multi-template isolation — editing one template rolls only the pools that reference it', async () => {
+        for (const name of ['iso-a', 'iso-b']) {
+          await createTemplate(world, newTemplate(world.ns, `tpl-${name}`));
+          await createPool(
+            world,
+            newPool(world.ns, name, `tpl-${name}`, {
+              replicas: 1,
+              updateStrategy: { type: 'Recreate' },
+            }),
+          );
+        }
+        for (const name of ['iso-a', 'iso-b']) await poolSettled(world, name, 1);
+        const [untouched] = await listMembers(world, 'iso-b');
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-iso-a', {
+          type: 'json',
+          ops: [
+            {
+              op: 'replace',
+              path: '/spec/podTemplate/spec/containers/0/image',
+              value: 'busybox:2',
+            },
+          ],
+        });
+        await eventually(async () =>
+          (await images('iso-a')).join() === 'busybox:2' ? true : undefined,
+        );
+        await poolSettled(world, 'iso-a', 1);
+        const [after] = await listMembers(world, 'iso-b');
+        expect(after?.metadata.uid).toBe(untouched?.metadata.uid);
+      });
+
+      it('TestSandboxWarmPoolRollout: Recreate never touches a claimed sandbox', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-claimed'));
+        await createPool(
+          world,
+          newPool(world.ns, 'claimed', 'tpl-claimed', {
+            replicas: 1,
+            updateStrategy: { type: 'Recreate' },
+          }),
+        );
+        await poolSettled(world, 'claimed', 1);
+        const [warm] = await listMembers(world, 'claimed');
+        await createClaim(world, newClaim(world.ns, 'holder', 'claimed'));
+        const bound = await where<ClaimObject>(
+          world,
+          SANDBOX_CLAIMS,
+          'holder',
+          (c) => c.status?.sandbox?.name === warm?.metadata.name,
+        );
+        await poolSettled(world, 'claimed', 1);
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-claimed', {
+          type: 'json',
+          ops: [
+            {
+              op: 'replace',
+              path: '/spec/podTemplate/spec/containers/0/image',
+              value: 'busybox:2',
+            },
+          ],
+        });
+        await eventually(async () =>
+          (await images('claimed')).join() === 'busybox:2' ? true : undefined,
+        );
+        const kept = await world.client.get<SandboxObj>(
+          SANDBOXES,
+          world.ns,
+          bound.status?.sandbox?.name ?? '',
+        );
+        expect(kept.metadata.uid).toBe(warm?.metadata.uid);
+        expect(kept.metadata.deletionTimestamp).toBeUndefined();
+        expect(kept.spec.podTemplate.spec.containers[0]?.image).toBe('busybox');
+      });
+
+      it('TestSandboxWarmPoolReconcile: an orphan whose spec differs from the template is deleted, not adopted', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-vet'));
+        const orphan = newSandbox(world.ns, 'orphan-stale');
+        orphan.metadata.labels = {
+          [Labels.WarmPoolSandbox]: nameHash('vet'),
+          [Labels.SandboxTemplateRefHash]: nameHash('tpl-vet'),
+        };
+        orphan.spec.podTemplate = newTemplate(world.ns, 'x').spec.podTemplate;
+        orphan.spec.podTemplate.spec.containers[0]!.image = 'busybox:old';
+        await world.client.create(SANDBOXES, orphan);
+        await createPool(world, newPool(world.ns, 'vet', 'tpl-vet', { replicas: 1 }));
+        expect(
+          await eventually(() => gone(world.client, SANDBOXES, world.ns, 'orphan-stale')),
+        ).toBe(true);
+        await poolSettled(world, 'vet', 1);
+        expect(await images('vet')).toEqual(['busybox']);
       });
 
       it('TestSandboxWarmPoolReconcile: a deleted member is replaced', async () => {
