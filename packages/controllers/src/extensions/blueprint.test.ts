@@ -222,7 +222,7 @@ describe('compareSandboxBlueprint (blueprintMatches)', () => {
     const missed = Object.entries(fields)
       .filter(([field, value]) => {
         const next = edited(t, (s) => {
-          (s.podTemplate.spec as Record<string, unknown>)[field] = value;
+          (s.podTemplate.spec as unknown as Record<string, unknown>)[field] = value;
         });
         return blueprintMatches(next, m);
       })
