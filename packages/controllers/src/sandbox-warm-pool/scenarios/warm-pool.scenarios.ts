@@ -49,6 +49,20 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         type: 'merge',
         body: { spec: { replicas } },
       });
+    /** A Recreate pool of one member on a new default template, settled. */
+    const recreatePool = async (pool: string, template: string): Promise<void> => {
+      await createTemplate(world, newTemplate(world.ns, template));
+      await createPool(
+        world,
+        newPool(world.ns, pool, template, { replicas: 1, updateStrategy: { type: 'Recreate' } }),
+      );
+      await poolSettled(world, pool, 1);
+    };
+    const setImage = (template: string, image: string): Promise<unknown> =>
+      world.client.patch(SANDBOX_TEMPLATES, world.ns, template, {
+        type: 'json',
+        ops: [{ op: 'replace', path: '/spec/podTemplate/spec/containers/0/image', value: image }],
+      });
     const images = async (pool: string): Promise<string[]> =>
       (await listMembers(world, pool))
         .filter((s) => s.metadata.deletionTimestamp === undefined)
@@ -183,16 +197,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         }
         for (const name of ['recreate', 'replenish', 'default']) await poolSettled(world, name, 2);
         for (const name of ['recreate', 'replenish', 'default']) {
-          await world.client.patch(SANDBOX_TEMPLATES, world.ns, `tpl-${name}`, {
-            type: 'json',
-            ops: [
-              {
-                op: 'replace',
-                path: '/spec/podTemplate/spec/containers/0/image',
-                value: 'busybox:2',
-              },
-            ],
-          });
+          await setImage(`tpl-${name}`, 'busybox:2');
         }
         await eventually(async () =>
           (await images('recreate')).join() === 'busybox:2,busybox:2' ? true : undefined,
@@ -203,15 +208,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
       });
 
       it('TestSandboxWarmPoolRollout: a metadata-only template edit does not roll a Recreate pool', async () => {
-        await createTemplate(world, newTemplate(world.ns, 'tpl-meta'));
-        await createPool(
-          world,
-          newPool(world.ns, 'meta', 'tpl-meta', {
-            replicas: 1,
-            updateStrategy: { type: 'Recreate' },
-          }),
-        );
-        await poolSettled(world, 'meta', 1);
+        await recreatePool('meta', 'tpl-meta');
         const [before] = await listMembers(world, 'meta');
         await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-meta', {
           type: 'merge',
@@ -295,16 +292,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         }
         for (const name of ['iso-a', 'iso-b']) await poolSettled(world, name, 1);
         const [untouched] = await listMembers(world, 'iso-b');
-        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-iso-a', {
-          type: 'json',
-          ops: [
-            {
-              op: 'replace',
-              path: '/spec/podTemplate/spec/containers/0/image',
-              value: 'busybox:2',
-            },
-          ],
-        });
+        await setImage('tpl-iso-a', 'busybox:2');
         await eventually(async () =>
           (await images('iso-a')).join() === 'busybox:2' ? true : undefined,
         );
@@ -314,15 +302,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
       });
 
       it('TestSandboxWarmPoolRollout: Recreate never touches a claimed sandbox', async () => {
-        await createTemplate(world, newTemplate(world.ns, 'tpl-claimed'));
-        await createPool(
-          world,
-          newPool(world.ns, 'claimed', 'tpl-claimed', {
-            replicas: 1,
-            updateStrategy: { type: 'Recreate' },
-          }),
-        );
-        await poolSettled(world, 'claimed', 1);
+        await recreatePool('claimed', 'tpl-claimed');
         const [warm] = await listMembers(world, 'claimed');
         await createClaim(world, newClaim(world.ns, 'holder', 'claimed'));
         const bound = await where<ClaimObject>(
@@ -332,16 +312,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
           (c) => c.status?.sandbox?.name === warm?.metadata.name,
         );
         await poolSettled(world, 'claimed', 1);
-        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-claimed', {
-          type: 'json',
-          ops: [
-            {
-              op: 'replace',
-              path: '/spec/podTemplate/spec/containers/0/image',
-              value: 'busybox:2',
-            },
-          ],
-        });
+        await setImage('tpl-claimed', 'busybox:2');
         await eventually(async () =>
           (await images('claimed')).join() === 'busybox:2' ? true : undefined,
         );
