@@ -25,6 +25,7 @@ export {
   type AuditSink,
   type FileAuditLogOptions,
 } from './audit/file-audit-log.ts';
+export { RotatingFile, type RotatingFileOptions } from './files/rotating-file.ts';
 export { listen, type ListenOptions, type ListeningServer } from './node-server.ts';
 export { ApiServerError } from './errors.ts';
 export type { RequestFailure, RequestFailureLog } from './http/error-boundary.ts';

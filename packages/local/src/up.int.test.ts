@@ -4,7 +4,7 @@
 // of the node is left (processes, mounts, netns, cgroups, the bridge, nft tables).
 import { buildTestImage } from '@agent-sandbox/kubelet/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn as spawnPty } from 'node-pty';
@@ -167,6 +167,26 @@ describe('agent-sandbox up', () => {
     expect(upOut()).toMatch(
       /node streaming \(exec, attach, port-forward, logs\): https:\/\/127\.0\.0\.1:\d+/,
     );
+  });
+
+  it('keeps its structured log in DIR/up.log and prints only warnings and errors of it', async () => {
+    expect(upOut()).toContain(`logs: ${join(dir, 'up.log')}`);
+    const logged = (): Array<{ level: number; logger: string; msg: string }> =>
+      readFileSync(join(dir, 'up.log'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { level: number; logger: string; msg: string });
+    await expect
+      .poll(
+        () => logged().some((l) => l.logger === 'controller-manager' && l.msg === 'caches synced'),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toBe(true);
+    expect(statSync(join(dir, 'up.log')).mode & 0o777).toBe(0o600);
+    // pino's info level is 30: none of those lines reach the terminal.
+    expect(upOut()).not.toMatch(/"level":30/);
   });
 
   it('runs a Sandbox with a bridge IP; kubectl exec, exec -it, logs -f and port-forward work', async () => {

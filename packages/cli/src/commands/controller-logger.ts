@@ -1,5 +1,9 @@
-// The controller manager's logger: pino JSON on stderr at upstream's --zap-log-level.
-import { pino, type Logger } from 'pino';
+// The controller manager's logger: pino JSON on stderr at upstream's --zap-log-level; `up`'s
+// logger: the same JSON into DIR/up.log, warnings and errors also on stderr.
+import { RotatingFile } from '@agent-sandbox/apiserver';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { multistream, pino, type Logger } from 'pino';
 import type { CommandIO } from '../io.ts';
 
 const ZAP_TO_PINO: Record<string, string> = {
@@ -36,4 +40,32 @@ export function controllerLogger(flags: LoggerFlags, io: Pick<CommandIO, 'stderr
           : 'trace'
         : (ZAP_TO_PINO[zap] ?? 'info');
   return pino({ level, base: { logger: 'controller-manager' } }, { write: (s) => io.stderr(s) });
+}
+
+/** `up`'s logger and the file it keeps. */
+export interface FileLogger {
+  logger: Logger;
+  /** DIR/up.log */
+  path: string;
+  close(): void;
+}
+
+/**
+ * For `up`, which a person watches: every line (info and up, JSON) goes to a size-bounded file
+ * in the data dir, and only warnings and errors to stderr — so the terminal shows what runs
+ * where and what went wrong, not every reconcile.
+ */
+export function fileLogger(dataDir: string, io: Pick<CommandIO, 'stderr'>): FileLogger {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, 'up.log');
+  const file = new RotatingFile({
+    path,
+    onError: (err) => io.stderr(`up.log: ${err instanceof Error ? err.message : String(err)}\n`),
+  });
+  const streams = multistream([
+    { level: 'info', stream: { write: (s: string) => file.write(s) } },
+    { level: 'warn', stream: { write: (s: string) => io.stderr(s) } },
+  ]);
+  const logger = pino({ level: 'info', base: { logger: 'controller-manager' } }, streams);
+  return { logger, path, close: () => file.close() };
 }

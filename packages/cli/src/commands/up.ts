@@ -12,7 +12,7 @@ import { withStreams, type CommandIO } from '../io.ts';
 import { defaultDataDir } from '../data-dir.ts';
 import { exitCodeFor } from '../report-error.ts';
 import { ROUTER_NAMESPACE, ROUTER_SERVICE, ROUTER_SERVICE_PORT } from '@agent-sandbox/local';
-import { controllerLogger } from './controller-logger.ts';
+import { fileLogger } from './controller-logger.ts';
 import { apiServerOptions, serveEmbedded, type ServeRunOptions } from './serve-embedded.ts';
 import type { StartOptions, StartRunOptions } from './start.ts';
 import { installDemo, prepareDemo } from '../start/demo.ts';
@@ -88,13 +88,14 @@ export async function runUp(
     'agent-sandbox up: embedded API server, controllers (with extensions) and the node agent (runc default, gVisor as RuntimeClass gvisor where runsc works).\n',
   );
   if (opts.allowHostPath) io.stderr(HOST_PATH_WARNING);
-  const logger = controllerLogger({}, io);
   let demoImage: string | undefined;
   try {
     if (opts.demo) demoImage = (await prepareDemo({ dataDir, report: line(io) })).image;
   } catch (err: unknown) {
     return exitCodeFor(err, io);
   }
+  const logs = fileLogger(dataDir, io);
+  const logger = logs.logger;
   const stop = run.signal ? undefined : withStreams(io).stopSignal();
   const signal = run.signal ?? stop?.signal;
   const serve: ServeRunOptions = {
@@ -108,7 +109,7 @@ export async function runUp(
       );
       await rename(`${path}.tmp`, path);
       io.stdout(
-        `endpoints: ${path}\nnode agent: node ${node}, state in ${nodeDir}\n` +
+        `endpoints: ${path}\nlogs: ${logs.path} (warnings and errors are shown here too)\nnode agent: node ${node}, state in ${nodeDir}\n` +
           (endpoints['router']
             ? `router: ${endpoints['router']} (also: kubectl port-forward svc/${ROUTER_SERVICE} ${ROUTER_SERVICE_PORT} -n ${ROUTER_NAMESPACE})\n`
             : ''),
@@ -150,6 +151,7 @@ export async function runUp(
     return exitCodeFor(err, io);
   } finally {
     stop?.dispose();
+    logs.close();
   }
 }
 
