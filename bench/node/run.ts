@@ -1,13 +1,16 @@
 // Benchmark: the node agent's cold start and exec per runtime against the bare runtimes' spawn
-// floors, measured in the same run (issue 11). A Pod is created on the embedded API server; the
-// node agent (runc, gVisor) binds and runs it on a bridge Pod network; the clock stops at the first
-// output of an exec into it. Exec round trips are compared with a plain local spawn. Prints a table
-// and the ratios, writes bench/results/node-<timestamp>.json and .png (log scale).
+// floors, measured in the same run (issue 11). A Pod, or a Sandbox whose controller (in this
+// process) makes the Pod, is created on the embedded API server; the node agent (runc, gVisor)
+// binds and runs it on a bridge Pod network; the clock stops at the first output of an exec into
+// it. Exec round trips are compared with a plain local spawn. Prints tables, the ratios and the
+// agent's step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
 //   npm run bench:node -- [--rounds 5] [--execs 20]
-import { startTestApiServer } from '@agent-sandbox/apiserver/testing';
+import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
+import { SANDBOXES } from '@agent-sandbox/controllers';
+import { startSandboxController } from '@agent-sandbox/controllers/testing';
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
-import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
+import type { PodSpec } from '@agent-sandbox/kube-types';
 import {
   BridgePodNetwork,
   ImageService,
@@ -27,7 +30,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { percentiles, type Percentiles } from '../claims/stats.ts';
+import { coldStart, PhaseLog, type ColdRound } from './cold-start.ts';
 import { floors, timeToOutput } from './floors.ts';
+import { markPercentiles, phaseRows, phaseTable, type PhaseRow } from './report.ts';
 import { writeBarsPng } from './plot.ts';
 
 const { values } = parseArgs({
@@ -47,7 +52,7 @@ const RUNTIMES = [
 ] as const;
 
 const dir = await mkdtemp(join(tmpdir(), 'asb-bench-node-'));
-const api = await startTestApiServer();
+const api = await startTestApiServer({ crds: readOurCrds() });
 const client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
 const store = new ImageStore(join(dir, 'images'));
 const record = await loadOciLayout(
@@ -62,6 +67,7 @@ const network = new BridgePodNetwork({
   bridge: 'kbn0',
   prefix: 'kbn',
 });
+const phases = new PhaseLog();
 const agent = new NodeAgent({
   client,
   facts: hostNodeFacts('bench-node'),
@@ -70,8 +76,10 @@ const agent = new NodeAgent({
   images: new ImageService(store, new RegistryClient()),
   dataDir: join(dir, 'node'),
   cgroupParent: 'asb-bench',
+  onPhase: phases.sink,
 });
 await agent.start();
+const controller = startSandboxController(client, 'default');
 await createRuntimeClass(client, 'gvisor', 'runsc');
 
 async function until<T>(f: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -80,7 +88,7 @@ async function until<T>(f: () => Promise<T | undefined>, what: string): Promise<
     const v = await f().catch(() => undefined);
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -91,47 +99,19 @@ function execArgv(name: string): { file: string; args: string[] } {
   return { file: cmd.file, args: cmd.args };
 }
 
-interface ColdRound {
-  /** Pod created → spec.nodeName set (the agent's bind). */
-  boundMs: number;
-  /** → the agent's first status write. */
-  acceptedMs: number;
-  runningMs: number;
-  firstOutputMs: number;
+function podSpec(runtimeClassName: string | undefined): PodSpec {
+  return {
+    ...(runtimeClassName ? { runtimeClassName } : {}),
+    terminationGracePeriodSeconds: 0,
+    containers: [
+      { name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] },
+    ],
+  };
 }
 
-/** Pod created → Running (as the API shows it) → first output of an exec into it. */
-async function coldStart(name: string, runtimeClassName: string | undefined): Promise<ColdRound> {
-  const t0 = performance.now();
-  await client.create(PODS, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      ...(runtimeClassName ? { runtimeClassName } : {}),
-      terminationGracePeriodSeconds: 0,
-      containers: [
-        { name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] },
-      ],
-    },
-  } as Pod & KubeObject);
-  let boundMs = NaN;
-  let acceptedMs = NaN;
-  await until(async () => {
-    const p = await client.get<Pod & KubeObject>(PODS, 'default', name);
-    const now = performance.now() - t0;
-    if (p.spec?.nodeName && Number.isNaN(boundMs)) boundMs = now;
-    if (p.status?.containerStatuses && Number.isNaN(acceptedMs)) acceptedMs = now;
-    return p.status?.phase === 'Running' ? true : undefined;
-  }, `${name} Running`);
-  const runningMs = performance.now() - t0;
-  const { file, args } = execArgv(name);
-  await timeToOutput(file, args);
-  return { boundMs, acceptedMs, runningMs, firstOutputMs: performance.now() - t0 };
-}
-
-async function removePod(name: string): Promise<void> {
-  await client.delete(PODS, 'default', name);
+/** Deletes what a round created and waits until its Pod is gone (not measured). */
+async function remove(kind: 'Pod' | 'Sandbox', name: string): Promise<void> {
+  await client.delete(kind === 'Pod' ? PODS : SANDBOXES, 'default', name);
   await until(
     () =>
       client.get(PODS, 'default', name).then(
@@ -148,7 +128,13 @@ async function sample(n: number, f: () => Promise<number>): Promise<number[]> {
   return out;
 }
 
+const exec = (name: string): Promise<number> => {
+  const { file, args } = execArgv(name);
+  return timeToOutput(file, args);
+};
+
 const result: Record<string, Percentiles | undefined> = {};
+const breakdown: Record<string, PhaseRow[]> = {};
 try {
   const floorList = await floors(rootfs, dir);
   for (const f of floorList) {
@@ -159,25 +145,27 @@ try {
     log(`floor ${f.name}: p50 ${result[`floor ${f.name}`]?.p50} ms`);
   }
   for (const rt of RUNTIMES) {
-    const cold: ColdRound[] = [];
-    for (let i = 0; i < rounds; i++) {
-      const name = `${rt.name}-${i}`;
-      cold.push(await coldStart(name, rt.runtimeClassName));
-      if (i < rounds - 1) await removePod(name);
+    for (const kind of ['Pod', 'Sandbox'] as const) {
+      const cold: ColdRound[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const name = `${rt.name}-${kind.toLowerCase()}-${i}`;
+        const spec = podSpec(rt.runtimeClassName);
+        cold.push(await coldStart({ client, phases, kind, name, spec, exec }));
+        if (kind === 'Sandbox' && i === rounds - 1) {
+          result[`${rt.name} exec round trip`] = percentiles(await sample(execs, () => exec(name)));
+        }
+        await remove(kind, name);
+      }
+      for (const [mark, p] of Object.entries(markPercentiles(cold)))
+        result[`${rt.name} ${kind} → ${mark}`] = p;
+      breakdown[`${rt.name} ${kind}`] = phaseRows(cold);
+      log(
+        `${rt.name} ${kind}: cold p50 ${result[`${rt.name} ${kind} → first exec output`]?.p50} ms`,
+      );
     }
-    const last = `${rt.name}-${rounds - 1}`;
-    const { file, args } = execArgv(last);
-    result[`${rt.name} Pod → bound`] = percentiles(cold.map((c) => c.boundMs));
-    result[`${rt.name} Pod → first status`] = percentiles(cold.map((c) => c.acceptedMs));
-    result[`${rt.name} Pod → Running`] = percentiles(cold.map((c) => c.runningMs));
-    result[`${rt.name} Pod → first exec output`] = percentiles(cold.map((c) => c.firstOutputMs));
-    result[`${rt.name} exec round trip`] = percentiles(
-      await sample(execs, () => timeToOutput(file, args)),
-    );
-    await removePod(last);
-    log(`${rt.name}: cold p50 ${result[`${rt.name} Pod → first exec output`]?.p50} ms`);
   }
 } finally {
+  await controller.stop();
   await agent.stop();
   await network.destroy();
   await api.close();
@@ -187,25 +175,30 @@ try {
 const p50 = (k: string): number => result[k]?.p50 ?? NaN;
 const ratios: Record<string, number> = {};
 for (const rt of RUNTIMES) {
-  ratios[`${rt.name} cold / runc run floor (target ≤ 3)`] =
-    p50(`${rt.name} Pod → first exec output`) / p50('floor runc run');
+  for (const kind of ['Pod', 'Sandbox'])
+    ratios[`${rt.name} ${kind} cold / runc run floor (target ≤ 3)`] =
+      p50(`${rt.name} ${kind} → first exec output`) / p50('floor runc run');
   ratios[`${rt.name} exec / local spawn (target ≤ 2)`] =
     p50(`${rt.name} exec round trip`) / p50('floor local spawn');
 }
-ratios['gvisor cold / runsc do floor'] =
-  p50('gvisor Pod → first exec output') / p50('floor runsc do');
+ratios['gvisor Sandbox cold / runsc do floor'] =
+  p50('gvisor Sandbox → first exec output') / p50('floor runsc do');
 
 console.log('| measurement | n | p50 ms | p90 ms | max ms |\n| --- | --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(result))
   console.log(`| ${k} | ${v?.n} | ${v?.p50} | ${v?.p90} | ${v?.max} |`);
 console.log('\n| ratio (p50) | value |\n| --- | --- |');
 for (const [k, v] of Object.entries(ratios)) console.log(`| ${k} | ${v.toFixed(2)} |`);
+for (const [k, rows] of Object.entries(breakdown)) console.log(`\n${phaseTable(k, rows)}`);
 
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
 const base = `${resultsDir}node-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 const machine = { cpus: cpus().length, loadavg: loadavg() };
-writeFileSync(`${base}.json`, JSON.stringify({ rounds, execs, machine, result, ratios }, null, 2));
+writeFileSync(
+  `${base}.json`,
+  JSON.stringify({ rounds, execs, machine, result, ratios, breakdown }, null, 2),
+);
 writeBarsPng(
   `${base}.png`,
   Object.entries(result).map(([k, v]) => ({

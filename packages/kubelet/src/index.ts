@@ -56,6 +56,7 @@ export { NodeAgent, NODES, RUNTIME_CLASSES, type NodeAgentOptions } from './node
 export { hostNodeFacts, primaryIPv4 } from './node/host-facts.ts';
 export type { NodeFacts } from './node/node-object.ts';
 export type { NodeLogger } from './node/node-context.ts';
+export type { PodPhase, PodPhaseSink } from './node/pod-phases.ts';
 export {
   OciCliRuntime,
   runcRuntime,

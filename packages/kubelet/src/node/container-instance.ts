@@ -7,6 +7,7 @@ import { createCgroup, oomKills, type OciResources } from '../runtime/cgroup-lim
 import type { ContainerProcess, ContainerRuntime } from '../runtime/container-runtime.ts';
 import { CriLogWriter } from '../streaming/cri-log.ts';
 import { prepareRootfs, removeMountedDir } from './container-rootfs.ts';
+import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 
 export interface InstanceSpec {
   runtime: ContainerRuntime;
@@ -16,6 +17,8 @@ export interface InstanceSpec {
   logPath: string;
   cgroupsPath: string;
   stdin: boolean;
+  /** Times the start's steps (rootfs, bundle, cgroup, runtime-start, until-running). */
+  timer?: PodPhaseTimer;
   /** config.json for a given root path and termination-log host file. */
   config(rootfs: string, terminationLog: string): Record<string, unknown>;
 }
@@ -50,24 +53,29 @@ export class ContainerInstance {
   /** Prepares and starts; resolves when the runtime process runs. Throws on preparation errors. */
   async start(): Promise<void> {
     const { dir } = this.spec;
+    const { time } = this.spec.timer ?? podPhaseTimer(undefined, '', '');
     await mkdir(dir, { recursive: true });
-    const rootfs = await prepareRootfs(this.spec.imageRootfs, join(dir, 'fs'));
+    const rootfs = await time('rootfs', () =>
+      prepareRootfs(this.spec.imageRootfs, join(dir, 'fs')),
+    );
     const terminationLog = join(dir, 'termination-log');
-    await writeFile(terminationLog, '');
-    const config = this.spec.config(rootfs.path, terminationLog);
-    await writeFile(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+    const config = await time('bundle', async () => {
+      await writeFile(terminationLog, '');
+      const config = this.spec.config(rootfs.path, terminationLog);
+      await writeFile(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+      return config;
+    });
     if (this.spec.runtime.cgroupOwner === 'agent') {
       const linux = config['linux'] as { resources?: OciResources } | undefined;
-      await createCgroup(this.spec.cgroupsPath, linux?.resources ?? {});
+      await time('cgroup', () => createCgroup(this.spec.cgroupsPath, linux?.resources ?? {}));
     }
     const log = new CriLogWriter(this.spec.logPath);
-    this.process = await this.spec.runtime.start({
-      id: this.id,
-      bundleDir: dir,
-      stdin: this.spec.stdin,
-    });
-    this.#logClosed = this.#follow(log, this.process);
-    await this.#untilRunning();
+    const process = await time('runtime-start', () =>
+      this.spec.runtime.start({ id: this.id, bundleDir: dir, stdin: this.spec.stdin }),
+    );
+    this.process = process;
+    this.#logClosed = this.#follow(log, process);
+    await time('until-running', () => this.#untilRunning());
   }
 
   /** Copies both streams into the CRI log (and to attach listeners) until both end. */

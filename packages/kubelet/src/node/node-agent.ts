@@ -26,6 +26,7 @@ import type { NodeContext, NodeLogger } from './node-context.ts';
 import { desiredLease, desiredNode, nodeStatus, type NodeFacts } from './node-object.ts';
 import type { AttachTarget, PodContainers, PodRef } from './pod-containers.ts';
 import type { PodDaemon } from './pod-daemon.ts';
+import type { PodPhaseSink } from './pod-phases.ts';
 import { PodWorker } from './pod-worker.ts';
 
 export const NODES: ResourceRef = {
@@ -81,6 +82,8 @@ export interface NodeAgentOptions {
   /** A process started in each Pod's first app container (pod-daemon.ts); absent: none. */
   podDaemon?: PodDaemon;
   log?: NodeLogger;
+  /** Receives the timed steps of each Pod's start, for profiling (bench/node); absent: none. */
+  onPhase?: PodPhaseSink;
   /** Lease renewal period. @default 10_000 */
   leaseRenewMs?: number;
   /**
@@ -127,6 +130,7 @@ export class NodeAgent implements PodContainers {
       cgroupParent: options.cgroupParent ?? CGROUP_PARENT,
       extraReadOnlyMounts: options.extraReadOnlyMounts ?? [],
       podDaemon: options.podDaemon,
+      onPhase: options.onPhase,
       objects: {
         configMap: (ns, name) => get<ConfigMap & KubeObject>(CONFIG_MAPS, ns, name),
         secret: (ns, name) => get<Secret & KubeObject>(SECRETS, ns, name),

@@ -5,6 +5,7 @@ import type { ImageService } from '../images/image-service.ts';
 import type { PodNetwork } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { PodDaemon } from './pod-daemon.ts';
+import type { PodPhaseSink } from './pod-phases.ts';
 import type { VolumeSource } from './pod-volumes.ts';
 
 export interface NodeLogger {
@@ -31,6 +32,8 @@ export interface NodeContext {
   extraReadOnlyMounts: readonly { destination: string; source: string }[];
   /** Started in each Pod's first app container once it runs (the in-sandbox daemon). */
   podDaemon: PodDaemon | undefined;
+  /** Receives the timed steps of each Pod's start (profiling); absent: not measured. */
+  onPhase: PodPhaseSink | undefined;
   /** The runtime the pod's runtimeClassName selects; throws naming a missing class or handler. */
   runtimeFor(pod: Pod): Promise<ContainerRuntime>;
   /** PUT of pods/status; resolves to the stored object, or undefined when the pod is gone. */

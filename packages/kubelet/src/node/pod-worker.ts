@@ -23,6 +23,7 @@ import { ContainerInstance } from './container-instance.ts';
 import { criLogPath } from './log-path.ts';
 import type { NodeContext } from './node-context.ts';
 import { superviseDaemon } from './pod-daemon.ts';
+import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { prepareVolumes, volumeMounts } from './pod-volumes.ts';
 import { writePodFiles } from './pod-files.ts';
 
@@ -43,6 +44,7 @@ export class PodWorker {
   #startTime: string;
   #published = '';
   #publishing: Promise<void> = Promise.resolve();
+  readonly #timer: PodPhaseTimer;
   readonly done: Promise<void>;
 
   constructor(ctx: NodeContext, pod: Pod) {
@@ -51,6 +53,8 @@ export class PodWorker {
     this.uid = pod.metadata?.uid ?? '';
     this.#startTime = pod.status?.startTime ?? new Date().toISOString();
     this.#stopSignal = new Promise((r) => (this.#stop = r));
+    this.#timer = podPhaseTimer(ctx.onPhase, this.#key, this.uid);
+    this.#timer.mark('observed');
     const spec = pod.spec;
     const hasInit = (spec?.initContainers ?? []).length > 0;
     this.#initNames = (spec?.initContainers ?? []).map((c) => c.name);
@@ -105,7 +109,7 @@ export class PodWorker {
   }
 
   async #run(): Promise<void> {
-    await this.#publish();
+    await this.#timer.time('status-accepted', () => this.#publish());
     const work = this.#runContainers();
     await Promise.race([work, this.#stopSignal]);
     if (!this.#terminating) {
@@ -120,22 +124,28 @@ export class PodWorker {
 
   async #runContainers(): Promise<void> {
     try {
-      this.#runtime = await this.#ctx.runtimeFor(this.#pod);
+      const t = this.#timer;
+      this.#runtime = await t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod));
       const meta = this.#pod.metadata ?? {};
-      this.#network = await this.#ctx.network.setUp({
-        namespace: meta.namespace ?? 'default',
-        name: meta.name ?? '',
-        uid: this.uid,
-        labels: meta.labels ?? {},
-        hostname: this.#pod.spec?.hostname ?? meta.name ?? '',
-      });
-      await this.#publish();
-      const volumes = await prepareVolumes(this.#pod, this.#ctx.objects, {
-        podDir: this.#podDir,
-        claimsDir: this.#ctx.claimsDir,
-        allowHostPath: this.#ctx.allowHostPath,
-      });
-      const files = await writePodFiles(this.#podDir, this.#pod, this.#network);
+      this.#network = await t.time('network', () =>
+        this.#ctx.network.setUp({
+          namespace: meta.namespace ?? 'default',
+          name: meta.name ?? '',
+          uid: this.uid,
+          labels: meta.labels ?? {},
+          hostname: this.#pod.spec?.hostname ?? meta.name ?? '',
+        }),
+      );
+      await t.time('status-sandbox', () => this.#publish());
+      const volumes = await t.time('volumes', () =>
+        prepareVolumes(this.#pod, this.#ctx.objects, {
+          podDir: this.#podDir,
+          claimsDir: this.#ctx.claimsDir,
+          allowHostPath: this.#ctx.allowHostPath,
+        }),
+      );
+      const net = this.#network;
+      const files = await t.time('pod-files', () => writePodFiles(this.#podDir, this.#pod, net));
       const mountsFor = (c: Container) => [
         ...volumeMounts(c.volumeMounts, volumes, c.name),
         ...files,
@@ -181,7 +191,7 @@ export class PodWorker {
     const policy = this.#pod.spec?.restartPolicy ?? 'Always';
     let failures = 0;
     while (!this.#terminating) {
-      const image = await this.#pull(c, slot);
+      const image = await this.#timer.time('image', () => this.#pull(c, slot));
       if (!image) return false;
       let exit;
       try {
@@ -268,8 +278,9 @@ export class PodWorker {
     const pod = this.#pod;
     const meta = pod.metadata ?? {};
     const ips = { podIP: this.#network?.ips[0] ?? '', hostIP: this.#ctx.nodeIP };
-    const env = await resolveEnv(pod, c, this.#ctx.objects, ips);
-    const imageRootfs = await this.#ctx.images.store.rootfs(image);
+    const t = this.#timer;
+    const env = await t.time('env', () => resolveEnv(pod, c, this.#ctx.objects, ips));
+    const imageRootfs = await t.time('image-rootfs', () => this.#ctx.images.store.rootfs(image));
     const n = slot.record.restartCount;
     const cgroupsPath = `/${this.#ctx.cgroupParent}/pod${this.uid}/${c.name}-${n}`;
     const logPath = criLogPath(
@@ -285,6 +296,7 @@ export class PodWorker {
       logPath,
       cgroupsPath,
       stdin: c.stdin === true,
+      timer: t,
       config: (rootfs, terminationLog) =>
         buildOciSpec({
           pod,
@@ -319,7 +331,7 @@ export class PodWorker {
     slot.record.state = { kind: 'running', startedAt };
     slot.record.started = prober?.flags.started ?? true;
     slot.record.ready = prober?.flags.ready ?? false;
-    await this.#publish();
+    await t.time('status-running', () => this.#publish());
     prober?.start();
     this.#startDaemon(c, instance);
     const exit = await instance.wait();
