@@ -3,10 +3,10 @@
 // route is the bridge address, and traffic leaving the pod CIDR is masqueraded. Pods and the host
 // reach each other directly. NetworkPolicy is enforced by policy/ on the same bridge.
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand } from '../host/run-command.ts';
-import { ip, nft, sysctl } from './host-commands.ts';
+import { ip, ipBatch, nft, sysctl } from './host-commands.ts';
 import { Ipam, numberToIp } from './ipam.ts';
 import type { PodNetwork, PodNetworkStatus, PodNetworkTarget } from './pod-network.ts';
 
@@ -34,7 +34,6 @@ export interface BridgePodNetworkOptions {
 export interface PodNetworkNames {
   netns: string;
   hostVeth: string;
-  peerVeth: string;
 }
 
 export class BridgePodNetwork implements PodNetwork {
@@ -71,7 +70,6 @@ export class BridgePodNetwork implements PodNetwork {
     return {
       netns: `${this.#prefix}-${uid}`,
       hostVeth: `${this.#prefix}h${h}`.slice(0, 15),
-      peerVeth: `${this.#prefix}p${h}`.slice(0, 15),
     };
   }
 
@@ -124,27 +122,26 @@ export class BridgePodNetwork implements PodNetwork {
       return status;
     // Start over from nothing for a half-made Pod network (an agent stopped mid-setup).
     await this.#remove(n);
-    await ip(['netns', 'add', n.netns], `create network namespace ${n.netns}`);
-    await ip(
-      ['link', 'add', n.hostVeth, 'type', 'veth', 'peer', 'name', n.peerVeth],
-      `create veth ${n.hostVeth}`,
+    // The peer is made inside the netns under its final name, so it never shows on the host.
+    await ipBatch(
+      [
+        `netns add ${n.netns}`,
+        `link add ${n.hostVeth} type veth peer name eth0 netns ${n.netns}`,
+        `link set ${n.hostVeth} master ${this.bridge}`,
+        `link set ${n.hostVeth} up`,
+      ],
+      `create network namespace ${n.netns} with veth ${n.hostVeth} on ${this.bridge}`,
     );
-    await ip(['link', 'set', n.peerVeth, 'netns', n.netns], `move ${n.peerVeth} into ${n.netns}`);
-    const inNs = (args: string[], what: string): Promise<string> =>
-      ip(['-n', n.netns, ...args], what);
-    await inNs(['link', 'set', n.peerVeth, 'name', 'eth0'], 'name the pod interface eth0');
-    await inNs(
-      ['addr', 'add', `${podIp}/${this.ipam.prefixLength}`, 'dev', 'eth0'],
-      `address eth0 with ${podIp}`,
+    await ipBatch(
+      [
+        `addr add ${podIp}/${this.ipam.prefixLength} dev eth0`,
+        'link set eth0 up',
+        'link set lo up',
+        `route add default via ${this.ipam.gateway}`,
+      ],
+      `address eth0 in ${n.netns} with ${podIp} via ${this.ipam.gateway}`,
+      n.netns,
     );
-    await inNs(['link', 'set', 'eth0', 'up'], 'bring up eth0');
-    await inNs(['link', 'set', 'lo', 'up'], 'bring up lo');
-    await inNs(['route', 'add', 'default', 'via', this.ipam.gateway], 'add the default route');
-    await ip(
-      ['link', 'set', n.hostVeth, 'master', this.bridge],
-      `attach ${n.hostVeth} to ${this.bridge}`,
-    );
-    await ip(['link', 'set', n.hostVeth, 'up'], `bring up ${n.hostVeth}`);
     return status;
   }
 
@@ -175,8 +172,9 @@ export class BridgePodNetwork implements PodNetwork {
     if ((await this.#netnsNames()).includes(n.netns))
       await ip(['netns', 'delete', n.netns], `delete network namespace ${n.netns}`);
     // Deleting the netns takes its veth end and so the pair, asynchronously; a pair never moved
-    // is left here. A device that vanished meanwhile is what we wanted.
-    if ((await runCommand('ip', ['link', 'show', n.hostVeth])).code === 0) {
+    // is left here. A device that vanished meanwhile is what we wanted. sysfs answers without
+    // spawning ip (this runs before every Pod's setup).
+    if (await exists(`/sys/class/net/${n.hostVeth}`)) {
       const r = await runCommand('ip', ['link', 'delete', n.hostVeth]);
       if (r.code !== 0 && !/Cannot find device/.test(r.stderr))
         await ip(['link', 'delete', n.hostVeth], `delete veth ${n.hostVeth}`);
@@ -207,4 +205,11 @@ export class BridgePodNetwork implements PodNetwork {
   async #netnsNames(): Promise<string[]> {
     return readdir(NETNS_DIR).catch(() => [] as string[]);
   }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
