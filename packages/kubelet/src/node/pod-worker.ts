@@ -109,7 +109,8 @@ export class PodWorker {
   }
 
   async #run(): Promise<void> {
-    await this.#timer.time('status-accepted', () => this.#publish());
+    // Status writes are serialised (#publish), so the start need not wait for this one.
+    void this.#timer.time('status-accepted', () => this.#publish());
     const work = this.#runContainers();
     await Promise.race([work, this.#stopSignal]);
     if (!this.#terminating) {
@@ -127,24 +128,29 @@ export class PodWorker {
       const t = this.#timer;
       this.#runtime = await t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod));
       const meta = this.#pod.metadata ?? {};
-      this.#network = await t.time('network', () =>
-        this.#ctx.network.setUp({
-          namespace: meta.namespace ?? 'default',
-          name: meta.name ?? '',
-          uid: this.uid,
-          labels: meta.labels ?? {},
-          hostname: this.#pod.spec?.hostname ?? meta.name ?? '',
-        }),
-      );
-      await t.time('status-sandbox', () => this.#publish());
-      const volumes = await t.time('volumes', () =>
-        prepareVolumes(this.#pod, this.#ctx.objects, {
-          podDir: this.#podDir,
-          claimsDir: this.#ctx.claimsDir,
-          allowHostPath: this.#ctx.allowHostPath,
-        }),
-      );
-      const net = this.#network;
+      // The network and the volumes (API reads, token requests, files) do not depend on each
+      // other: both run at once, and both settle before a failure is reported, so nothing is
+      // still being set up when the pod is released.
+      const [network, volumes] = await settleAll([
+        t.time('network', () =>
+          this.#ctx.network.setUp({
+            namespace: meta.namespace ?? 'default',
+            name: meta.name ?? '',
+            uid: this.uid,
+            labels: meta.labels ?? {},
+            hostname: this.#pod.spec?.hostname ?? meta.name ?? '',
+          }),
+        ),
+        t.time('volumes', () =>
+          prepareVolumes(this.#pod, this.#ctx.objects, {
+            podDir: this.#podDir,
+            claimsDir: this.#ctx.claimsDir,
+            allowHostPath: this.#ctx.allowHostPath,
+          }),
+        ),
+      ]);
+      const net = (this.#network = network);
+      void t.time('status-sandbox', () => this.#publish());
       const files = await t.time('pod-files', () => writePodFiles(this.#podDir, this.#pod, net));
       const mountsFor = (c: Container) => [
         ...volumeMounts(c.volumeMounts, volumes, c.name),
@@ -464,6 +470,16 @@ export class PodWorker {
     );
     return this.#publishing;
   }
+}
+
+/** Like Promise.all, but waits for every promise to settle before rejecting with the first error. */
+async function settleAll<T extends readonly unknown[]>(
+  ps: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const settled = await Promise.allSettled(ps);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** Refuses a probe without exactly one supported handler, naming the field. */
