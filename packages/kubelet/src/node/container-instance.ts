@@ -101,7 +101,8 @@ export class ContainerInstance {
     const deadline = Date.now() + 30_000;
     while (!ended && Date.now() < deadline) {
       if (await this.spec.runtime.isRunning(this.id)) return;
-      await new Promise((r) => setTimeout(r, 20));
+      // runc answers from files (cheap to ask often); runsc's answer is a process of its own.
+      await new Promise((r) => setTimeout(r, 5));
     }
   }
 

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { RuntimeError } from '../errors.ts';
 import { runCommand } from '../host/run-command.ts';
+import { runcStarted } from './runc-state.ts';
 import type {
   ContainerProcess,
   ContainerRuntime,
@@ -33,6 +34,11 @@ export interface OciCliRuntimeOptions {
   hostPidsLimit?: (limit: number) => number;
   /** argv that `run` is spawned through (the runtime's own argv is appended). */
   runLauncher?: readonly string[];
+  /**
+   * Answers `isRunning` from the state directory without a process (runc-state.ts); absent:
+   * `<binary> state`.
+   */
+  started?: (stateDir: string, id: string) => Promise<boolean>;
 }
 
 const PATH_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
@@ -121,6 +127,7 @@ export class OciCliRuntime implements ContainerRuntime {
   }
 
   async isRunning(id: string): Promise<boolean> {
+    if (this.#o.started) return this.#o.started(this.#o.stateDir, id);
     const r = await runCommand(this.#o.binary, this.#args('state', id));
     if (r.code !== 0) return false;
     try {
@@ -155,6 +162,7 @@ export function runcRuntime(stateDir: string, binary = 'runc'): OciCliRuntime {
     scheme: 'runc',
     installHint: 'install runc (apt-get install runc)',
     keep: true,
+    started: runcStarted,
   });
 }
 
