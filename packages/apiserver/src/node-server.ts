@@ -53,11 +53,12 @@ export interface ListenOptions {
    */
   requestTimeoutMs?: number;
   /**
-   * Non-long-running requests served at once, per class; over it, 429 with Retry-After.
+   * Non-long-running requests served at once, per class; over it, 429 with Retry-After. A class
+   * left out keeps its default.
    * @default { readonly: 400, mutating: 200 } (kube's --max-requests-inflight and
    * --max-mutating-requests-inflight)
    */
-  inflight?: InflightLimits;
+  inflight?: Partial<InflightLimits>;
 }
 
 export interface ListeningServer {
@@ -327,7 +328,7 @@ export function listen(
   const where = { host: `${host}:${port}`, scheme };
   const ctx: ServeContext = {
     ...where,
-    limiter: new InflightLimiter(options.inflight ?? DEFAULT_INFLIGHT_LIMITS),
+    limiter: new InflightLimiter({ ...DEFAULT_INFLIGHT_LIMITS, ...options.inflight }),
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     onRequestError: options.onRequestError,
   };

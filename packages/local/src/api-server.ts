@@ -17,6 +17,7 @@ import {
   startCompactor,
   writeKubeconfig,
   type ListeningServer,
+  type ListenOptions,
   type PodSecurityLevel,
   type PodStreams,
   type RequestFailure,
@@ -27,6 +28,9 @@ import type { KubeConfig } from '@agent-sandbox/kube';
 import { accessSync, closeSync, constants, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LocalError } from './errors.ts';
+
+/** The slow- and greedy-client bounds the API server serves with (node-server's). */
+export type ServingLimits = Pick<ListenOptions, 'requestTimeoutMs' | 'inflight'>;
 
 /** kube-apiserver's secure port; used when free and no port is given. */
 export const DEFAULT_PORT = 6443;
@@ -62,6 +66,11 @@ export interface EmbeddedApiServerOptions {
    * @default on, rotated at 10 MiB with 3 backups
    */
   audit?: false | { maxBytes?: number; maxBackups?: number };
+  /**
+   * kube-apiserver's --request-timeout and --max-(mutating-)requests-inflight; 0 turns one off.
+   * @default kube's: 60 s, 400 reads and 200 writes at once
+   */
+  limits?: ServingLimits;
   onEvent?: (event: ApiServerEvent) => void;
 }
 
@@ -149,7 +158,7 @@ export async function startEmbeddedApiServer(
     });
     cleanup.push(() => compactor.stop());
 
-    const listening = await listenOnPort(server, options.port, certs, emit);
+    const listening = await listenOnPort(server, options, certs, emit);
     cleanup.push(() => listening.close());
     writeKubeconfig(paths.kubeconfig, { server: listening.url, caCert: certs.caCert, token });
     return {
@@ -220,25 +229,24 @@ function openDataDirStore(path: string, dataDir: string): Store {
 
 async function listenOnPort(
   server: ApiServer,
-  port: number | undefined,
+  options: Pick<EmbeddedApiServerOptions, 'port' | 'limits'>,
   tls: { cert: string; key: string },
   emit: (event: ApiServerEvent) => void,
 ): Promise<ListeningServer> {
-  const tlsOnly = { cert: tls.cert, key: tls.key };
-  const onRequestError = (failure: RequestFailure): void =>
-    emit({ type: 'request-failed', failure });
+  const { port } = options;
+  const serving: ListenOptions = {
+    ...options.limits,
+    host: HOST,
+    tls: { cert: tls.cert, key: tls.key },
+    onRequestError: (failure: RequestFailure): void => emit({ type: 'request-failed', failure }),
+  };
   try {
-    return await listen(server, {
-      port: port ?? DEFAULT_PORT,
-      host: HOST,
-      tls: tlsOnly,
-      onRequestError,
-    });
+    return await listen(server, { ...serving, port: port ?? DEFAULT_PORT });
   } catch (err: unknown) {
     if (!isAddressInUse(err)) throw err;
     if (port === undefined) {
       emit({ type: 'port-taken', port: DEFAULT_PORT });
-      return listen(server, { port: 0, host: HOST, tls: tlsOnly, onRequestError });
+      return listen(server, { ...serving, port: 0 });
     }
     throw new LocalError(
       'PortInUse',

@@ -7,6 +7,7 @@ export {
   type ApiServerEvent,
   type EmbeddedApiServer,
   type EmbeddedApiServerOptions,
+  type ServingLimits,
 } from './api-server.ts';
 export {
   signalComponent,

@@ -7,6 +7,7 @@ import {
   type ApiServerEvent,
   type EmbeddedApiServerOptions,
   type EmbeddedOptions,
+  type ServingLimits,
 } from '@agent-sandbox/local';
 import { performance } from 'node:perf_hooks';
 import { failureOf } from '../errors.ts';
@@ -21,6 +22,12 @@ export interface ApiServerFlags {
   podSecurity?: PodSecurityFlag;
   /** false: no audit log (--no-audit-log). @default true */
   auditLog?: boolean;
+  /** --request-timeout in milliseconds; 0 turns it off. @default 60000 */
+  requestTimeout?: number;
+  /** --max-requests-inflight; 0: no limit. @default 400 */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight; 0: no limit. @default 200 */
+  maxMutatingRequestsInflight?: number;
 }
 
 /** The embedded API server's options from the shared flags. */
@@ -30,6 +37,19 @@ export function apiServerOptions(dataDir: string, flags: ApiServerFlags): Embedd
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.podSecurity !== undefined ? { podSecurity: flags.podSecurity } : {}),
     ...(flags.auditLog === false ? { audit: false as const } : {}),
+    limits: servingLimits(flags),
+  };
+}
+
+/** The limit flags given, as the API server's serving limits (absent ones keep kube's defaults). */
+function servingLimits(flags: ApiServerFlags): ServingLimits {
+  const inflight: NonNullable<ServingLimits['inflight']> = {};
+  if (flags.maxRequestsInflight !== undefined) inflight.readonly = flags.maxRequestsInflight;
+  if (flags.maxMutatingRequestsInflight !== undefined)
+    inflight.mutating = flags.maxMutatingRequestsInflight;
+  return {
+    inflight,
+    ...(flags.requestTimeout !== undefined ? { requestTimeoutMs: flags.requestTimeout } : {}),
   };
 }
 

@@ -1,13 +1,13 @@
 // `agent-sandbox apiserver --data-dir DIR [--port N]` (implementation: commands/apiserver.ts).
 import { parsePort } from '../flags/port.ts';
-import { withAdmissionFlags, type AdmissionFlags } from '../flags/embedded.ts';
+import { withEmbeddedFlags, type EmbeddedFlags } from '../flags/embedded.ts';
 import type { Verb } from '../verb.ts';
 
 /** kube-apiserver's secure port (also @agent-sandbox/local's DEFAULT_PORT; not imported here so --help loads nothing). */
 const DEFAULT_PORT = 6443;
 
 export const apiserverVerb: Verb = (program, { io, setExit }) => {
-  withAdmissionFlags(
+  withEmbeddedFlags(
     program
       .command('apiserver')
       .description(
@@ -21,7 +21,7 @@ export const apiserverVerb: Verb = (program, { io, setExit }) => {
       ),
   ).action(
     async (
-      opts: AdmissionFlags & {
+      opts: EmbeddedFlags & {
         dataDir: string;
         port?: number;
       },

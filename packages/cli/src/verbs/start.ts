@@ -1,11 +1,11 @@
 // `agent-sandbox start` (what `npm start` runs; implementation: commands/start.ts).
 import { defaultDataDir } from '../data-dir.ts';
 import { parsePort } from '../flags/port.ts';
-import { withAdmissionFlags, type AdmissionFlags } from '../flags/embedded.ts';
+import { withEmbeddedFlags, type EmbeddedFlags } from '../flags/embedded.ts';
 import type { Verb } from '../verb.ts';
 
 export const startVerb: Verb = (program, { io, setExit, version }) => {
-  withAdmissionFlags(
+  withEmbeddedFlags(
     program
       .command('start')
       .description('run agent-sandbox on this machine (embedded mode); stop with Ctrl-C')
@@ -17,7 +17,7 @@ export const startVerb: Verb = (program, { io, setExit, version }) => {
       ),
   ).action(
     async (
-      opts: AdmissionFlags & {
+      opts: EmbeddedFlags & {
         dataDir?: string;
         port?: number;
       },

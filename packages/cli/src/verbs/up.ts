@@ -2,10 +2,10 @@
 import { defaultDataDir } from '../data-dir.ts';
 import { parseBridgeName, parsePodCidr } from '../flags/network.ts';
 import { parsePort } from '../flags/port.ts';
-import { withAdmissionFlags, type AdmissionFlags } from '../flags/embedded.ts';
+import { withEmbeddedFlags, type EmbeddedFlags } from '../flags/embedded.ts';
 import type { Verb } from '../verb.ts';
 
-interface UpFlags extends AdmissionFlags {
+interface UpFlags extends EmbeddedFlags {
   dataDir?: string;
   port?: number;
   podCidr?: string;
@@ -15,7 +15,7 @@ interface UpFlags extends AdmissionFlags {
 }
 
 export const upVerb: Verb = (program, { io, setExit, version }) => {
-  withAdmissionFlags(
+  withEmbeddedFlags(
     program
       .command('up')
       .description(
