@@ -12,3 +12,4 @@ export {
   type GrpcMethodDefinition,
   type GrpcServiceDefinition,
 } from './proto/grpc-definition.ts';
+export * from './http-refusals.ts';

@@ -3,12 +3,11 @@
 import { mkdir } from 'node:fs/promises';
 import { SENSITIVE_ENV_MARKERS } from '@agent-sandbox/protocol';
 import { serveHttp } from './http-server.ts';
-import { createLegacyHandler, compactJson } from './legacy-server.ts';
+import { createLegacyHandler, legacyError } from './legacy-server.ts';
 import { metadataEnv, withDefaults, type SandboxdOptions } from './options.ts';
 import { resolveRoot } from './paths.ts';
 import { ProcessLimiter } from './process-limiter.ts';
 import { createRestHandler, restError } from './rest-server.ts';
-import { errorText } from './errors.ts';
 import { serveGrpc } from './grpc/grpc-server.ts';
 import { ProcessTable } from './process/process-table.ts';
 
@@ -74,7 +73,7 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
             now: o.now,
             isShuttingDown: () => shuttingDown,
           }),
-          { host: o.listenHost, port: o.restPort, onUnexpected: restError },
+          { host: o.listenHost, port: o.restPort, onError: restError, log: o.log },
         ),
       );
       if (rest) {
@@ -95,7 +94,8 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
           {
             host: o.listenHost,
             port: o.legacyPort,
-            onUnexpected: (err) => compactJson(500, { message: errorText(err) }),
+            onError: legacyError,
+            log: o.log,
           },
         ),
       );
@@ -119,6 +119,7 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
           },
           o.listenHost,
           o.grpcPort,
+          o.log,
         ),
       );
       if (grpc) {

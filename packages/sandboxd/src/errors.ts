@@ -32,6 +32,9 @@ export class InvalidOptionError extends SandboxdError {
   }
 }
 
+/** One structured log line: `msg` plus fields; the entry point writes it (library code never). */
+export type LogFn = (msg: string, fields: Record<string, unknown>) => void;
+
 export function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err
     ? String((err as { code: unknown }).code)

@@ -139,6 +139,9 @@ export async function writeFileAtomic(
   body: Readable,
   options: WriteOptions,
 ): Promise<void> {
+  // The body may fail (a client closing mid-upload) before pipeline() listens: the error stays
+  // on the stream for pipeline to report, and must not be an unheard 'error' event meanwhile.
+  body.on('error', () => undefined);
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory())
     throw sandboxdError('InvalidArgument', FilesMessage.targetIsDirectory);

@@ -1,10 +1,27 @@
 // Binds a fetch-style handler to a Node HTTP server (STYLE house style 6). The handler also gets
 // the raw request-target, because WHATWG URL parsing would treat `%2E%2E` as a dot segment and
-// the daemon must see the path exactly as the client encoded it. Slow or malformed clients are
-// bounded here: a header deadline, a connection cap and a JSON 400 for unparsable requests.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// the daemon must see the path exactly as the client encoded it. This file is each HTTP
+// listener's one error boundary: whatever the handler throws or rejects with becomes `onError`'s
+// answer (5xx ones logged), and what never reaches a handler — a request Node's parser refuses
+// (`clientError`), CONNECT/TRACE/TRACK, duplicate Host — gets a JSON 4xx naming the problem.
+import {
+  createServer,
+  maxHeaderSize,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import {
+  clientErrorRefusal,
+  methodRefusal,
+  originForm,
+  rawHttpResponse,
+  requestRefusal,
+  type HttpRefusal,
+} from '@agent-sandbox/protocol';
+import { errorText, type LogFn } from './errors.ts';
 
 export interface RequestInfo {
   /** The request-target as sent (path and query, still percent-encoded). */
@@ -19,8 +36,10 @@ export type FetchHandler = (req: Request, info: RequestInfo) => Promise<Response
 export interface HttpServeOptions {
   host: string;
   port: number;
-  /** Answer for anything the handler throws (the handler's own boundary should catch first). */
-  onUnexpected: (err: unknown) => Response;
+  /** The boundary: the answer for anything the handler throws or rejects with. */
+  onError: (err: unknown) => Response;
+  /** Boundary answers of 500 and above are logged here. */
+  log?: LogFn;
   /** @default 10_000 — like Go's ReadHeaderTimeout (dataplane §4.1) */
   headersTimeoutMs?: number;
   /** @default 60_000 */
@@ -50,6 +69,19 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   return new Request('http://sandboxd/', init);
 }
 
+/** Resolves when `res` takes more data or has closed (a client gone mid-body never drains). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
 async function send(res: ServerResponse, response: Response, method: string): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => (headers[key] = value));
@@ -64,21 +96,19 @@ async function send(res: ServerResponse, response: Response, method: string): Pr
   for (;;) {
     const { done, value } = await reader.read();
     if (done || res.destroyed) break;
-    if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+    if (!res.write(value)) await drainedOrClosed(res);
   }
   res.end();
 }
 
-const BAD_REQUEST_BODY = '{"code":"INVALID_ARGUMENT","message":"malformed request"}\n';
-const BAD_REQUEST =
-  'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n' +
-  `Content-Length: ${Buffer.byteLength(BAD_REQUEST_BODY)}\r\n\r\n${BAD_REQUEST_BODY}`;
+/** A refusal as the daemon's JSON error body (`code` + `message`, both APIs read `message`). */
+function refusalBody(r: HttpRefusal): string {
+  const code = r.reason === 'Timeout' ? 'DEADLINE_EXCEEDED' : 'INVALID_ARGUMENT';
+  return `${JSON.stringify({ code, message: r.message })}\n`;
+}
 
-const TIMED_OUT_BODY =
-  '{"code":"DEADLINE_EXCEEDED","message":"request headers did not arrive in time"}\n';
-const TIMED_OUT =
-  'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nConnection: close\r\n' +
-  `Content-Length: ${Buffer.byteLength(TIMED_OUT_BODY)}\r\n\r\n${TIMED_OUT_BODY}`;
+const refusalBytes = (r: HttpRefusal) =>
+  rawHttpResponse(r.status, 'application/json', refusalBody(r));
 
 /** Serves `handle`; resolves once listening, rejects with the bind error. */
 export function serveHttp(
@@ -89,23 +119,46 @@ export function serveHttp(
   // Header deadlines are checked every connectionsCheckingInterval (30 s by default): often
   // enough here that a slowloris client is cut at the deadline, not up to 30 s later.
   const checking = Math.max(100, Math.min(1000, headersTimeoutMs / 2));
+  // The response in flight on each socket, so a parse error in its body is not answered twice.
+  const inflight = new WeakMap<Socket, ServerResponse>();
+  const answer = (err: unknown, req: IncomingMessage, gone: AbortSignal): Response => {
+    const response = options.onError(err);
+    // A client that went away mid-body is no server failure; nobody reads that answer anyway.
+    if (response.status >= 500 && !gone.aborted)
+      options.log?.('request failed', {
+        method: req.method,
+        path: (req.url ?? '').split('?')[0]?.slice(0, 256),
+        status: response.status,
+        error: errorText(err),
+      });
+    return response;
+  };
   const server: Server = createServer({ connectionsCheckingInterval: checking }, (req, res) => {
+    const refusal = requestRefusal(req.method ?? '', req.rawHeaders);
+    if (refusal) {
+      res.shouldKeepAlive = false;
+      res
+        .writeHead(refusal.status, { 'content-type': 'application/json' })
+        .end(refusalBody(refusal));
+      return;
+    }
+    inflight.set(req.socket, res);
+    // A body cut short (the client closed) errors `req`; the handler sees it through the body
+    // stream and the signal, and an unheard 'error' event must not end the process.
+    req.on('error', () => undefined);
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    res.on('close', () => {
+      abort.abort();
+      if (inflight.get(req.socket) === res) inflight.delete(req.socket);
+    });
     const info: RequestInfo = {
-      rawTarget: req.url ?? '/',
+      rawTarget: originForm(req.url ?? '/'),
       remoteAddress: req.socket.remoteAddress ?? '',
       signal: abort.signal,
     };
-    let request: Request;
-    try {
-      request = toRequest(req, abort.signal);
-    } catch (err: unknown) {
-      void send(res, options.onUnexpected(err), 'GET').catch(() => res.destroy());
-      return;
-    }
-    handle(request, info)
-      .catch((err: unknown) => options.onUnexpected(err))
+    Promise.resolve()
+      .then(() => handle(toRequest(req, abort.signal), info))
+      .catch((err: unknown) => answer(err, req, abort.signal))
       .then((response) => send(res, response, req.method ?? 'GET'))
       .catch(() => res.destroy());
   });
@@ -114,9 +167,15 @@ export function serveHttp(
   server.keepAliveTimeout = options.idleTimeoutMs ?? 60_000;
   server.maxConnections = options.maxConnections ?? 1024;
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
-    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    if (socket.writable) socket.end(timedOut ? TIMED_OUT : BAD_REQUEST);
-    else socket.destroy();
+    const refusal = clientErrorRefusal(err, maxHeaderSize);
+    // Once a response has started, a second status line would corrupt it: cut the connection.
+    if (!refusal || !socket.writable || inflight.get(socket)?.headersSent) socket.destroy();
+    else socket.end(refusalBytes(refusal));
+  });
+  // CONNECT never reaches the request handler; without a listener Node drops the socket unanswered.
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(refusalBytes(methodRefusal(req.method ?? 'CONNECT')));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,7 +1,7 @@
 // The legacy runtime API on :8888 (python-runtime, dataplane §5, §13.4, §13.9) that every
 // released SDK speaks through the router. FastAPI's shapes are kept: `{"message"}` errors, 422
 // validation details, compact JSON without a newline, 404/405 `{"detail"}` for unknown routes.
-// One boundary: nothing a request does can throw past createLegacyHandler.
+// Handlers throw; `legacyError` is what the listener's one boundary (http-server.ts) answers.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -62,14 +62,11 @@ export function unquote(s: string): string {
 }
 
 export function createLegacyHandler(options: LegacyServerOptions) {
-  return async function handle(req: Request, info: RequestInfo): Promise<Response> {
-    try {
-      return await route(req, info, options);
-    } catch (err: unknown) {
-      return message(500, errorText(err));
-    }
-  };
+  return (req: Request, info: RequestInfo): Promise<Response> => route(req, info, options);
 }
+
+/** The legacy boundary's answer: FastAPI's unhandled-error shape, `{"message"}` with 500. */
+export const legacyError = (err: unknown): Response => message(500, errorText(err));
 
 const ROUTES: [prefix: string, exact: boolean, method: string][] = [
   ['/', true, 'GET'],

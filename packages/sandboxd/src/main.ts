@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const env = { ...process.env };
   // The loader trick (README "Running in any image") sets these for the daemon only.
   delete env.NODE_OPTIONS;
-  const daemon = await startSandboxd({ ...options, env });
+  const daemon = await startSandboxd({ ...options, env, log });
   log('serving', {
     root: daemon.root,
     rest: daemon.restUrl,

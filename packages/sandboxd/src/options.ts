@@ -7,7 +7,7 @@ import {
   SANDBOXD_REST_PORT,
   SANDBOXD_ROOT_DIR,
 } from '@agent-sandbox/protocol';
-import { InvalidOptionError } from './errors.ts';
+import { InvalidOptionError, type LogFn } from './errors.ts';
 
 export interface SandboxdOptions {
   /** Confinement root for files and working directories; created if missing. @default /workspace */
@@ -41,6 +41,8 @@ export interface SandboxdOptions {
   sttyCommand?: string[];
   /** A listener whose port is taken is left off (reported in `skipped`) instead of failing. @default false */
   skipBusyPorts?: boolean;
+  /** Structured log lines (errors a boundary answered with 5xx, refused gRPC calls). @default none */
+  log?: LogFn;
   now?: () => number;
 }
 
@@ -73,6 +75,7 @@ export function withDefaults(o: SandboxdOptions): ResolvedOptions {
     ptyCommand: o.ptyCommand ?? ['script'],
     sttyCommand: o.sttyCommand ?? ['stty'],
     skipBusyPorts: o.skipBusyPorts ?? false,
+    log: o.log ?? (() => undefined),
     now: o.now ?? Date.now,
   };
   if (r.rootDir === '') throw new InvalidOptionError('root dir must not be empty (--root-dir)');

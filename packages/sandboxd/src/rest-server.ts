@@ -1,6 +1,6 @@
 // The REST server on :8080 (dataplane §4.3): /v1/files/{path...}, /v1/health, /v1/metadata, with
-// Go's ServeMux answers for everything else. One error boundary: any throw becomes the
-// `{"code","message"}` body with the status its code maps to; no request can crash the daemon.
+// Go's ServeMux answers for everything else. Handlers throw; `restError` is what the listener's
+// one boundary (http-server.ts) answers with: the `{"code","message"}` body and its status.
 import { lstat, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
@@ -72,13 +72,7 @@ const methodNotAllowed = (allow: string) => text(405, 'Method Not Allowed\n', { 
 
 /** The handler for the REST port. */
 export function createRestHandler(options: RestServerOptions) {
-  return async function handle(req: Request, info: RequestInfo): Promise<Response> {
-    try {
-      return await route(req, info, options);
-    } catch (err: unknown) {
-      return restError(err);
-    }
-  };
+  return (req: Request, info: RequestInfo): Promise<Response> => route(req, info, options);
 }
 
 async function route(req: Request, info: RequestInfo, o: RestServerOptions): Promise<Response> {

@@ -11,7 +11,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     headersTimeoutMs: 500,
-    onUnexpected: () => new Response('boom', { status: 500 }),
+    onError: () => new Response('boom', { status: 500 }),
   });
 });
 afterAll(async () => server?.close());

@@ -6,6 +6,8 @@ import {
   WATCHER_SERVICE,
   grpcServiceDefinition,
 } from '@agent-sandbox/protocol';
+import type { LogFn } from '../errors.ts';
+import { guarded } from './boundary.ts';
 import { processService, type ProcessServiceDeps } from './process-service.ts';
 import { sessionService } from './session-service.ts';
 import { watcherService } from './watcher-service.ts';
@@ -21,14 +23,20 @@ export async function serveGrpc(
   deps: ProcessServiceDeps,
   host: string,
   port: number,
+  log: LogFn,
 ): Promise<ListeningGrpcServer> {
   const server = new Server({
     'grpc.max_send_message_length': -1,
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
   });
-  server.addService(grpcServiceDefinition(PROCESS_SERVICE), processService(deps));
-  server.addService(grpcServiceDefinition(WATCHER_SERVICE), watcherService(deps.root));
-  server.addService(grpcServiceDefinition(SESSION_SERVICE), sessionService(deps.table));
+  for (const [name, service] of [
+    [PROCESS_SERVICE, processService(deps)],
+    [WATCHER_SERVICE, watcherService(deps.root)],
+    [SESSION_SERVICE, sessionService(deps.table)],
+  ] as const) {
+    const definition = grpcServiceDefinition(name);
+    server.addService(definition, guarded(definition, service, log));
+  }
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${hostPart}:${port}`, ServerCredentials.createInsecure(), (err, p) =>

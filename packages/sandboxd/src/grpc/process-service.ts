@@ -1,12 +1,7 @@
 // process.v1.ProcessService (dataplane §4.2) plus the re-attach extension's state: Start streams
 // init → output → exit; a client that goes away kills the process group unless it sent
 // `x-sandboxd-detach: true`, in which case the process keeps running for Attach.
-import type {
-  sendUnaryData,
-  ServerUnaryCall,
-  ServerWritableStream,
-  UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+import type { ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import {
   DETACH_METADATA,
   ProcessSignal,
@@ -23,7 +18,7 @@ import { sanitizePath } from '../paths.ts';
 import type { ProcessLimiter } from '../process-limiter.ts';
 import { ManagedProcess, type OutputEvent } from '../process/managed-process.ts';
 import type { ProcessTable } from '../process/process-table.ts';
-import { toServiceError } from './status.ts';
+import type { GuardedService } from './boundary.ts';
 
 export interface ProcessServiceDeps {
   root: string;
@@ -60,16 +55,6 @@ export async function commandOf(deps: ProcessServiceDeps, config: ProcessConfig 
   return { argv, cwd, env: childEnv(deps.env, config?.env_vars) };
 }
 
-/** Wraps a unary handler in the error boundary. */
-export function unary<Req, Res>(fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
-  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
-    fn(call.request, call).then(
-      (res) => callback(null, res),
-      (err: unknown) => callback(toServiceError(err)),
-    );
-  };
-}
-
 /** Streams a process's events to `call` from the given offsets until it exits. */
 export function streamProcess(
   p: ManagedProcess,
@@ -93,7 +78,7 @@ export function streamProcess(
   return p.follow(send);
 }
 
-export function processService(deps: ProcessServiceDeps): UntypedServiceImplementation {
+export function processService(deps: ProcessServiceDeps): GuardedService {
   const start = async (call: ServerWritableStream<StartRequest, unknown>) => {
     const req = call.request;
     const cmd = await commandOf(deps, req.config);
@@ -134,10 +119,8 @@ export function processService(deps: ProcessServiceDeps): UntypedServiceImplemen
   };
 
   return {
-    Start: (call: ServerWritableStream<StartRequest, unknown>) => {
-      start(call).catch((err: unknown) => call.emit('error', toServiceError(err)));
-    },
-    Execute: unary(async (req: ExecuteRequest, call) => {
+    Start: start,
+    Execute: async (req: ExecuteRequest, call: ServerUnaryCall<ExecuteRequest, unknown>) => {
       const cmd = await commandOf(deps, req.config);
       const slot = deps.limiter.acquire();
       if (!slot) throw sandboxdError('ResourceExhausted', deps.limiter.refusal());
@@ -157,21 +140,21 @@ export function processService(deps: ProcessServiceDeps): UntypedServiceImplemen
       } finally {
         slot.release();
       }
-    }),
-    WriteStdin: unary(async (req: WriteStdinRequest) => {
+    },
+    WriteStdin: async (req: WriteStdinRequest) => {
       await deps.table.getLive(req.process_id).writeStdin(req.input, req.eof !== undefined);
       return {};
-    }),
-    SendSignal: unary(async (req: SendSignalRequest) => {
+    },
+    SendSignal: async (req: SendSignalRequest) => {
       const p = deps.table.any(req.process_id);
       const sig = SIGNALS[req.signal];
       if (!sig) throw sandboxdError('InvalidArgument', 'unsupported or unspecified signal');
       await p.signal(sig);
       return {};
-    }),
-    ResizeTTY: unary(async (req: ResizeTTYRequest) => {
+    },
+    ResizeTTY: async (req: ResizeTTYRequest) => {
       await deps.table.any(req.process_id).resize(req.cols, req.rows);
       return {};
-    }),
+    },
   };
 }

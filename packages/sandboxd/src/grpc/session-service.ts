@@ -1,11 +1,11 @@
 // agentsandbox.sandboxd.v1.ProcessSessionService: re-attach to a Start process from byte
 // offsets, and read the output and exit code of running or ended ones.
-import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { AttachRequest, ProcessInfo } from '@agent-sandbox/protocol';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { ProcessTable } from '../process/process-table.ts';
-import { streamProcess, unary } from './process-service.ts';
-import { toServiceError } from './status.ts';
+import type { GuardedService } from './boundary.ts';
+import { streamProcess } from './process-service.ts';
 
 export function processInfo(p: ManagedProcess): ProcessInfo {
   return {
@@ -21,21 +21,17 @@ export function processInfo(p: ManagedProcess): ProcessInfo {
   };
 }
 
-export function sessionService(table: ProcessTable): UntypedServiceImplementation {
+export function sessionService(table: ProcessTable): GuardedService {
   return {
-    Attach: (call: ServerWritableStream<AttachRequest, unknown>) => {
-      try {
-        const p = table.any(call.request.process_id);
-        const stop = streamProcess(p, call as ServerWritableStream<unknown, unknown>, {
-          stdout: call.request.stdout_offset,
-          stderr: call.request.stderr_offset,
-        });
-        call.on('cancelled', stop); // detaching never stops the process
-      } catch (err: unknown) {
-        call.emit('error', toServiceError(err));
-      }
+    Attach: async (call: ServerWritableStream<AttachRequest, unknown>) => {
+      const p = table.any(call.request.process_id);
+      const stop = streamProcess(p, call as ServerWritableStream<unknown, unknown>, {
+        stdout: call.request.stdout_offset,
+        stderr: call.request.stderr_offset,
+      });
+      call.on('cancelled', stop); // detaching never stops the process
     },
-    Inspect: unary(async (req: { process_id: number }) => processInfo(table.any(req.process_id))),
-    List: unary(async () => ({ processes: table.all().map(processInfo) })),
+    Inspect: async (req: { process_id: number }) => processInfo(table.any(req.process_id)),
+    List: async () => ({ processes: table.all().map(processInfo) }),
   };
 }

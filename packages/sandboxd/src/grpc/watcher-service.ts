@@ -4,11 +4,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  Metadata,
-  type ServerWritableStream,
-  type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
 import {
   FileEventType,
   WATCH_BATCH_MS,
@@ -18,7 +14,7 @@ import {
 } from '@agent-sandbox/protocol';
 import { SandboxdError, sandboxdError } from '../errors.ts';
 import { isWithin, sanitizePath } from '../paths.ts';
-import { toServiceError } from './status.ts';
+import type { GuardedService } from './boundary.ts';
 
 async function watchedDir(root: string, userPath: string): Promise<string> {
   const p = userPath === '' || userPath === '.' ? '' : userPath;
@@ -127,56 +123,49 @@ class DirWatch {
   }
 }
 
-export function watcherService(root: string): UntypedServiceImplementation {
+export function watcherService(root: string): GuardedService {
   let active = 0;
   return {
-    WatchDir: (call: ServerWritableStream<WatchDirRequest, FileEvent>) => {
-      if (active >= WATCH_LIMIT) {
-        call.emit(
-          'error',
-          toServiceError(
-            sandboxdError(
-              'ResourceExhausted',
-              `too many concurrent file watches (limit ${WATCH_LIMIT})`,
-            ),
-          ),
+    WatchDir: async (call: ServerWritableStream<WatchDirRequest, FileEvent>) => {
+      if (active >= WATCH_LIMIT)
+        throw sandboxdError(
+          'ResourceExhausted',
+          `too many concurrent file watches (limit ${WATCH_LIMIT})`,
         );
-        return;
-      }
       active++;
       let released = false;
       const release = () => {
         if (!released) active--;
         released = true;
       };
-      watchedDir(root, call.request.path)
-        .then(async (dir) => {
-          const w = new DirWatch(
-            root,
-            dir,
-            call.request.recursive,
-            (events) => events.forEach((e) => call.write(e)),
-            () => {
-              release();
-              clearInterval(poll);
-              call.end();
-            },
-          );
-          const poll = setInterval(() => void w.check(), 500);
-          call.on('cancelled', () => {
-            clearInterval(poll);
-            w.close();
-            release();
-          });
-          await w.add(dir);
-          // Response headers now, not with the first event: a client waiting for the stream to
-          // open (and every proxy between) knows the watch is in place.
-          call.sendMetadata(new Metadata());
-        })
-        .catch((err: unknown) => {
+      let dir: string;
+      try {
+        dir = await watchedDir(root, call.request.path);
+      } catch (err: unknown) {
+        release();
+        throw err;
+      }
+      const w = new DirWatch(
+        root,
+        dir,
+        call.request.recursive,
+        (events) => events.forEach((e) => call.write(e)),
+        () => {
           release();
-          call.emit('error', toServiceError(err));
-        });
+          clearInterval(poll);
+          call.end();
+        },
+      );
+      const poll = setInterval(() => void w.check(), 500);
+      call.on('cancelled', () => {
+        clearInterval(poll);
+        w.close();
+        release();
+      });
+      await w.add(dir);
+      // Response headers now, not with the first event: a client waiting for the stream to
+      // open (and every proxy between) knows the watch is in place.
+      call.sendMetadata(new Metadata());
     },
   };
 }
