@@ -17,6 +17,10 @@ export interface GateWrite {
   status: number;
   /** The request body, when it is a JSON object. */
   body?: KubeObject;
+  /** The request body byte for byte (what a raw-patch test compares). */
+  raw: string;
+  /** The request's Content-Type header. */
+  contentType?: string;
 }
 
 export interface HoldOptions {
@@ -50,6 +54,8 @@ export interface ClaimGate {
   holdNext(method: string, path: RegExp, options?: HoldOptions): HeldRequest;
   /** After `trigger` matches an event of a watch whose path matches, pauses all such watches. */
   pauseWatchesAfter(path: RegExp, trigger: (event: WatchLine) => boolean): WatchPause;
+  /** Pauses every watch whose path matches from now on (the trigger is the call itself). */
+  pauseWatches(path: RegExp): WatchPause;
   close(): Promise<void>;
 }
 
@@ -135,9 +141,12 @@ export async function startClaimGate(
   };
 
   const logWrite = (req: IncomingMessage, body: Buffer[]): GateWrite => {
-    const write: GateWrite = { method: req.method ?? '', path: req.url ?? '/', status: 0 };
+    const raw = Buffer.concat(body).toString();
+    const write: GateWrite = { method: req.method ?? '', path: req.url ?? '/', status: 0, raw };
+    const contentType = req.headers['content-type'];
+    if (contentType !== undefined) write.contentType = contentType;
     try {
-      const parsed = JSON.parse(Buffer.concat(body).toString()) as KubeObject;
+      const parsed = JSON.parse(raw) as KubeObject;
       write.body = parsed;
       const name = parsed.metadata?.name;
       if (name !== undefined) write.name = name;
@@ -199,19 +208,28 @@ export async function startClaimGate(
       holds.push(h);
       return { arrived, release: async () => (await sendable)() };
     },
-    pauseWatchesAfter: (path, trigger) => {
-      let onPaused!: () => void;
-      const paused = new Promise<void>((r) => (onPaused = r));
-      const p: Pause = { path, trigger, state: 'armed', onPaused, held: [] };
-      pauses.push(p);
-      return {
-        paused,
-        resume: () => {
-          p.state = 'resumed';
-          for (const { res, line } of p.held.splice(0)) if (!res.writableEnded) res.write(line);
-        },
-      };
-    },
+    pauseWatchesAfter: (path, trigger) => addPause(pauses, path, trigger, 'armed'),
+    pauseWatches: (path) => addPause(pauses, path, () => false, 'paused'),
     close: () => closeServer(server),
+  };
+}
+
+function addPause(
+  pauses: Pause[],
+  path: RegExp,
+  trigger: (event: WatchLine) => boolean,
+  state: 'armed' | 'paused',
+): WatchPause {
+  let onPaused!: () => void;
+  const paused = new Promise<void>((r) => (onPaused = r));
+  const p: Pause = { path, trigger, state, onPaused, held: [] };
+  pauses.push(p);
+  if (state === 'paused') onPaused();
+  return {
+    paused,
+    resume: () => {
+      p.state = 'resumed';
+      for (const { res, line } of p.held.splice(0)) if (!res.writableEnded) res.write(line);
+    },
   };
 }

@@ -1,130 +1,37 @@
 // The interleavings behind the claim storm's exclusivity bug (issue 10), forced one at a time with
-// the manager as a child process behind a gate (claim-gate.ts): (1) the manager is SIGKILLed while
+// the manager as a child process behind a gate (claim-w.gate.ts): (1) the manager is SIGKILLed while
 // its cold create is in flight and the create lands after the restarted manager's first pass;
 // (2) the manager's claim and Sandbox caches lag its adoption writes and a pool event wakes the
 // claim. Either used to leave the claim controlling a warm Sandbox and a cold one named after it.
 // Pool members use the scripted scheduler: the test decides when each Pod runs.
-import { Annotations, Labels, nameHash } from '@agent-sandbox/api';
-import {
-  SANDBOX_CLAIMS,
-  SANDBOX_TEMPLATES,
-  SANDBOX_WARM_POOLS,
-  SANDBOXES,
-} from '@agent-sandbox/controllers';
-import { eventually, runningPodStatus } from '@agent-sandbox/controllers/testing';
-import { PODS, type KubeClient } from '@agent-sandbox/kube';
-import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Annotations } from '@agent-sandbox/api';
+import { SANDBOX_CLAIMS, SANDBOX_WARM_POOLS, SANDBOXES } from '@agent-sandbox/controllers';
+import { eventually } from '@agent-sandbox/controllers/testing';
+import type { KubeObject } from '@agent-sandbox/kube-types';
+import { describe, expect, it } from 'vitest';
 import type { TestTarget } from '../support/target.ts';
-import { startClaimGate, type ClaimGate } from './claim-gate.ts';
-import type { Claim, Sandbox } from './claim-invariants.ts';
-import { openClaimTarget, type ClaimTarget } from './claim-target.ts';
-import { startManager, type ManagerProcess } from './manager-process.ts';
-
-const SCRIPTED_SCHEDULER = 'agent-sandbox-test-scripted';
-const GROUP = 'extensions.agents.x-k8s.io/v1beta1';
-const controller = (o: KubeObject): string | undefined =>
-  o.metadata.ownerReferences?.find((r) => r.controller === true)?.kind;
-
-async function createPool(client: KubeClient, ns: string, replicas: number): Promise<void> {
-  await client.create(SANDBOX_TEMPLATES, {
-    apiVersion: GROUP,
-    kind: 'SandboxTemplate',
-    metadata: { name: 'tpl', namespace: ns },
-    spec: {
-      podTemplate: {
-        spec: {
-          schedulerName: SCRIPTED_SCHEDULER,
-          terminationGracePeriodSeconds: 1,
-          containers: [{ name: 'main', image: 'busybox' }],
-        },
-      },
-    },
-  } as KubeObject);
-  await client.create(SANDBOX_WARM_POOLS, {
-    apiVersion: GROUP,
-    kind: 'SandboxWarmPool',
-    metadata: { name: 'pool', namespace: ns },
-    spec: { sandboxTemplateRef: { name: 'tpl' }, replicas },
-  } as KubeObject);
-}
-
-const claimObject = (ns: string, name: string): KubeObject =>
-  ({
-    apiVersion: GROUP,
-    kind: 'SandboxClaim',
-    metadata: { name, namespace: ns },
-    spec: { warmPoolRef: { name: 'pool' } },
-  }) as KubeObject;
-
-async function members(client: KubeClient, ns: string): Promise<Sandbox[]> {
-  const list = await client.list<Sandbox>(SANDBOXES, ns, {
-    labelSelector: `${Labels.WarmPoolSandbox}=${nameHash('pool')}`,
-  });
-  return list.items;
-}
-
-/** Reports the Pod of each named Sandbox Running and Ready once it exists (a kubelet's part). */
-async function runPods(client: KubeClient, ns: string, sandboxes: string[]): Promise<void> {
-  let ip = 10;
-  for (const name of sandboxes) {
-    await eventually(async () => {
-      const pod = await client.get<Pod & KubeObject>(PODS, ns, name);
-      if (pod.status?.phase === 'Running') return true;
-      await client.patch(
-        PODS,
-        ns,
-        name,
-        { type: 'merge', body: { status: runningPodStatus(`10.244.9.${ip++}`) } },
-        { subresource: 'status' },
-      );
-      return true;
-    }, 60_000);
-  }
-}
-
-async function claimWhere(
-  client: KubeClient,
-  ns: string,
-  name: string,
-  check: (c: Claim) => boolean,
-): Promise<Claim> {
-  return eventually(async () => {
-    const c = await client.get<Claim>(SANDBOX_CLAIMS, ns, name);
-    return check(c) ? c : undefined;
-  }, 60_000);
-}
-
-const readyOn = (sandbox: string) => (c: Claim) =>
-  c.status?.sandbox?.name === sandbox &&
-  (c.status.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True');
+import type { Sandbox } from './claim-invariants.ts';
+import {
+  claimObject,
+  claimWhere,
+  controller,
+  createPool,
+  members,
+  readyOn,
+  runPods,
+  useGateWorld,
+} from './claim-gate-world.ts';
 
 export function defineClaimInterleavings(target: TestTarget): void {
   describe(`claim exclusivity interleavings (${target})`, () => {
-    let ct: ClaimTarget;
-    let gate: ClaimGate;
-    const managers: ManagerProcess[] = [];
-    const start = async (flags: string[] = []): Promise<ManagerProcess> => {
-      const m = startManager(gate.kubeconfigPath, ['--extensions', ...flags]);
-      managers.push(m);
-      await m.serving;
-      return m;
-    };
-    beforeEach(async () => {
-      ct = await openClaimTarget(target, 'interleave');
-      gate = await startClaimGate(ct.managerConfig, ct.namespace, ct.dir);
-    });
-    afterEach(async () => {
-      for (const m of managers.splice(0)) await m.kill();
-      await gate?.close();
-      await ct?.close();
-    });
+    const w = useGateWorld(target, 'interleave');
+    const start = (flags: string[] = []) => w.start(flags);
 
     it(
       'SIGKILL between the cold create and the status write, the create landing after the restart: the claim keeps its recorded cold Sandbox, the warm one stays in the pool',
       { timeout: 240_000 },
       async () => {
-        const { client, namespace: ns } = ct;
+        const { client, namespace: ns } = w.ct;
         await createPool(client, ns, 1);
         const first = await start();
         // The member's Pod does not run yet: the claim finds no networked candidate and goes cold.
@@ -132,7 +39,7 @@ export function defineClaimInterleavings(target: TestTarget): void {
           const m = await members(client, ns);
           return m.length === 1 ? m : undefined;
         });
-        const held = gate.holdNext('POST', /\/sandboxes(\?|$)/);
+        const held = w.gate.holdNext('POST', /\/sandboxes(\?|$)/);
         await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
         const create = await held.arrived;
         expect(create.name).toBe('c');
@@ -154,67 +61,24 @@ export function defineClaimInterleavings(target: TestTarget): void {
       },
     );
 
-    /** A Ready pool of `n` behind a started manager; returns the members' names. */
-    const readyPool = async (n: number, flags: string[] = []): Promise<string[]> => {
-      const { client, namespace: ns } = ct;
-      await createPool(client, ns, n);
-      await start(flags);
-      const names = await eventually(async () => {
-        const m = await members(client, ns);
-        return m.length === n ? m.map((s) => s.metadata.name ?? '') : undefined;
-      });
-      await runPods(client, ns, names);
-      await eventually(async () => {
-        const pool = await client.get<KubeObject & { status?: { readyReplicas?: number } }>(
-          SANDBOX_WARM_POOLS,
-          ns,
-          'pool',
-        );
-        return pool.status?.readyReplicas === n ? true : undefined;
-      }, 60_000);
-      return names;
-    };
-    const touch = (resource: typeof SANDBOXES, name: string): Promise<unknown> =>
-      ct.client.patch(resource, ct.namespace, name, {
-        type: 'merge',
-        body: { metadata: { labels: { 'test.example.com/touched': 'yes' } } },
-      });
-    /** Status codes of the manager's `method` writes to `path`, from write number `from` on. */
-    const writesTo = (path: RegExp, method: string, from: number): number[] =>
-      gate.writes
-        .slice(from)
-        .filter((w) => w.method === method && path.test(w.path))
-        .map((w) => w.status);
-
-    /** The claim controls `chosen` and nothing else; the other first member is still the pool's. */
-    const expectOnlyAdopted = async (chosen: string, firstMembers: string[]): Promise<void> => {
-      const all = (await ct.client.list<Sandbox>(SANDBOXES, ct.namespace)).items;
-      const owned = all.filter((s) => controller(s) === 'SandboxClaim');
-      expect(owned.map((s) => s.metadata.name)).toEqual([chosen]);
-      const other = all.find(
-        (s) => firstMembers.includes(s.metadata.name ?? '') && s.metadata.name !== chosen,
-      );
-      expect(other !== undefined && controller(other)).toBe('SandboxWarmPool');
-    };
-
     it(
       'Adoption conflict suite: a conflict on recording the choice is retried in the same pass with the same candidate',
       { timeout: 240_000 },
       async () => {
-        const { client, namespace: ns } = ct;
-        const names = await readyPool(2);
+        const { client, namespace: ns } = w.ct;
+        const names = await w.readyPool(2);
         const claimPath = /\/sandboxclaims\/c(\?|$)/;
-        const held = gate.holdNext('PUT', claimPath, { answer: true });
-        const mark = gate.writes.length;
+        const held = w.gate.holdNext('PUT', claimPath, { answer: true });
+        const mark = w.gate.writes.length;
         await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
         const record = await held.arrived;
         const chosen = record.body?.metadata.annotations?.[Annotations.SandboxName] ?? '';
         expect(names).toContain(chosen);
-        await touch(SANDBOX_CLAIMS, 'c'); // another writer gets in first
+        await w.touch(SANDBOX_CLAIMS, 'c'); // another writer gets in first
         expect(await held.release()).toBe(409);
         await claimWhere(client, ns, 'c', readyOn(chosen));
-        expect(writesTo(claimPath, 'PUT', mark).slice(0, 2)).toEqual([409, 200]);
-        await expectOnlyAdopted(chosen, names);
+        expect(w.writesTo(claimPath, 'PUT', mark).slice(0, 2)).toEqual([409, 200]);
+        await w.expectOnlyAdopted(chosen, names);
       },
     );
 
@@ -222,24 +86,24 @@ export function defineClaimInterleavings(target: TestTarget): void {
       'Adoption conflict suite: a conflict on completing the adoption never switches candidates',
       { timeout: 240_000 },
       async () => {
-        const { client, namespace: ns } = ct;
-        const names = await readyPool(2);
-        const held = gate.holdNext('PATCH', /\/sandboxes\/[^/?]+(\?|$)/, {
+        const { client, namespace: ns } = w.ct;
+        const names = await w.readyPool(2);
+        const held = w.gate.holdNext('PATCH', /\/sandboxes\/[^/?]+(\?|$)/, {
           body: /"kind":"SandboxClaim"/,
           answer: true,
         });
-        const mark = gate.writes.length;
+        const mark = w.gate.writes.length;
         await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
         const completion = await held.arrived;
         const chosen = /\/sandboxes\/([^/?]+)/.exec(completion.path)?.[1] ?? '';
-        await touch(SANDBOXES, chosen); // the locked patch now carries a stale resourceVersion
+        await w.touch(SANDBOXES, chosen); // the locked patch now carries a stale resourceVersion
         expect(await held.release()).toBe(409);
         const done = await claimWhere(client, ns, 'c', readyOn(chosen));
         const path = new RegExp(`/sandboxes/${chosen}(\\?|$)`);
-        expect(writesTo(path, 'PATCH', mark).slice(0, 2)).toEqual([409, 200]);
+        expect(w.writesTo(path, 'PATCH', mark).slice(0, 2)).toEqual([409, 200]);
         const adopted = await client.get<Sandbox>(SANDBOXES, ns, chosen);
         expect(adopted.metadata.ownerReferences?.[0]?.uid).toBe(done.metadata.uid);
-        await expectOnlyAdopted(chosen, names);
+        await w.expectOnlyAdopted(chosen, names);
       },
     );
 
@@ -250,10 +114,10 @@ export function defineClaimInterleavings(target: TestTarget): void {
         `sandboxclaim_rawpatch_test: a warm adoption ${disabled ? 'with --disable-claim-observability-annotations stamps no first-observed, only the first-ready guard' : 'stamps both, first-observed riding along in the recording Update (control)'}`,
         { timeout: 240_000 },
         async () => {
-          const { client, namespace: ns } = ct;
+          const { client, namespace: ns } = w.ct;
           const flags = disabled ? ['--disable-claim-observability-annotations'] : [];
-          await readyPool(1, flags);
-          const mark = gate.writes.length;
+          await w.readyPool(1, flags);
+          const mark = w.gate.writes.length;
           await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
           const done = await claimWhere(
             client,
@@ -263,7 +127,7 @@ export function defineClaimInterleavings(target: TestTarget): void {
               readyOn(c.status?.sandbox?.name ?? '')(c) &&
               c.metadata.annotations?.[Annotations.ClaimFirstReadyAt] !== undefined,
           );
-          const claimWrites = gate.writes
+          const claimWrites = w.gate.writes
             .slice(mark)
             .filter((w) => /\/sandboxclaims\/c(\?|$)/.test(w.path));
           const expected = disabled
@@ -293,7 +157,7 @@ export function defineClaimInterleavings(target: TestTarget): void {
       "the claim and Sandbox caches lag the claim's adoption and a pool event wakes it: no cold create beside the adopted Sandbox",
       { timeout: 240_000 },
       async () => {
-        const { client, namespace: ns } = ct;
+        const { client, namespace: ns } = w.ct;
         await createPool(client, ns, 1);
         await start();
         const [warm] = await eventually(async () => {
@@ -311,7 +175,7 @@ export function defineClaimInterleavings(target: TestTarget): void {
           return pool.status?.readyReplicas === 1 ? true : undefined;
         }, 60_000);
         // From the claim's ADDED event on, the manager sees no claim or Sandbox change.
-        const pause = gate.pauseWatchesAfter(
+        const pause = w.gate.pauseWatchesAfter(
           /\/(sandboxclaims|sandboxes)\?/,
           (e) =>
             e.type === 'ADDED' &&
@@ -321,14 +185,14 @@ export function defineClaimInterleavings(target: TestTarget): void {
         await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
         await pause.paused;
         await claimWhere(client, ns, 'c', readyOn(warmName));
-        const mark = gate.writes.length;
+        const mark = w.gate.writes.length;
         // A generation change of the pool maps to its claims unbound in the (stale) claim cache.
         await client.patch(SANDBOX_WARM_POOLS, ns, 'pool', {
           type: 'merge',
           body: { spec: { replicas: 2 } },
         });
         const next = await eventually(() =>
-          gate.writes
+          w.gate.writes
             .slice(mark)
             .find(
               (w) =>
@@ -344,7 +208,7 @@ export function defineClaimInterleavings(target: TestTarget): void {
         );
         await runPods(client, ns, [replacement.metadata.name ?? '']);
         await claimWhere(client, ns, 'c', readyOn(warmName));
-        expect(gate.writes.filter((w) => w.method === 'POST' && w.name === 'c')).toEqual([]);
+        expect(w.gate.writes.filter((w) => w.method === 'POST' && w.name === 'c')).toEqual([]);
         const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
           (s) => controller(s) === 'SandboxClaim',
         );
