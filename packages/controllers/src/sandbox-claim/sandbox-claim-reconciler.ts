@@ -108,7 +108,17 @@ interface Found {
   pendingMs?: number;
 }
 
-type Pass = { ctx: ReconcileContext; now: Date; stamp: Record<string, string> };
+type Pass = {
+  ctx: ReconcileContext;
+  now: Date;
+  stamp: Record<string, string>;
+  /**
+   * The newest claim this pass wrote or read from the API server: a pass that fails after
+   * recording its choice writes its status against it (the cache's copy is older than the
+   * pass's own Update, and the locked status patch would lose to it).
+   */
+  latest?: ClaimObject;
+};
 
 export class SandboxClaimReconciler implements Reconciler {
   readonly #o: SandboxClaimReconcilerOptions;
@@ -318,7 +328,7 @@ export class SandboxClaimReconciler implements Reconciler {
         found.sandbox = await this.#syncBoundMetadata(found.claim, found.sandbox, pass);
       }
     } catch (err: unknown) {
-      found.error = asClaimError(err);
+      found = { claim: pass.latest ?? found.claim, error: asClaimError(err) };
     }
     return found;
   }
@@ -418,6 +428,7 @@ export class SandboxClaimReconciler implements Reconciler {
         candidate.metadata.name ?? '',
         pass.stamp,
         pass.ctx.signal,
+        (latest) => (pass.latest = latest),
       );
       pass.stamp = {}; // rode along in the Update
     } catch (err: unknown) {
@@ -469,6 +480,7 @@ export class SandboxClaimReconciler implements Reconciler {
         claim.metadata.name ?? '',
         pass.stamp,
         pass.ctx.signal,
+        (latest) => (pass.latest = latest),
       );
       pass.stamp = {}; // rode along in the Update
     }

@@ -105,13 +105,15 @@ export class WarmAdopter {
 
   /**
    * Records the choice on the claim (Update, retried on conflict from a fresh read), with
-   * `extraAnnotations` riding along. Returns the updated claim.
+   * `extraAnnotations` riding along. Returns the updated claim; `onLatest` sees every newer
+   * claim it got from the server (the Update's answer, each re-read), failure or not.
    */
   async record(
     claim: ClaimObject,
     sandboxName: string,
     extraAnnotations: Record<string, string>,
     signal: AbortSignal,
+    onLatest: (claim: ClaimObject) => void = () => undefined,
   ): Promise<ClaimObject> {
     let current = claim;
     for (let attempt = 0; attempt < RETRIES; attempt++) {
@@ -122,10 +124,12 @@ export class WarmAdopter {
         [Annotations.SandboxName]: sandboxName,
       };
       try {
-        return await this.#client.update(SANDBOX_CLAIMS, next, {
+        const updated = await this.#client.update(SANDBOX_CLAIMS, next, {
           fieldManager: CLAIM_FIELD_OWNER,
           signal,
         });
+        onLatest(updated);
+        return updated;
       } catch (err: unknown) {
         if (!isConflict(err)) throw err;
       }
@@ -143,6 +147,7 @@ export class WarmAdopter {
       if (assigned !== undefined && assigned !== sandboxName) {
         throw adoptionConflict(`claim ${name} already assigned sandbox ${assigned}`);
       }
+      onLatest(live);
       current = live;
     }
     throw adoptionConflict(`claim ${claim.metadata.name ?? ''} (conflicting concurrent write)`);
