@@ -3,8 +3,8 @@
 // eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
-import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
-import { execFileSync, spawnSync } from 'node:child_process';
+import type { Container, KubeObject, Pod } from '@agent-sandbox/kube-types';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -92,6 +92,26 @@ function pod(
   } as PodObject;
 }
 
+/** A container of the test image (already loaded, so never pulled) with `extra` on top. */
+function testContainer(name: string, extra: Partial<Container>): Container {
+  return { name, image: IMAGE, imagePullPolicy: 'IfNotPresent', ...extra };
+}
+
+/** Creates pod `name` with one container and the rest of `spec`. */
+async function createPod(
+  name: string,
+  container: Container,
+  spec: Partial<Pod['spec']> = {},
+): Promise<void> {
+  await client.create(PODS, pod(name, { ...spec, containers: [container] }));
+}
+
+/** Runs argv in the pod's container through the agent's exec command, as streaming does. */
+function exec(name: string, container: string, argv: string[]) {
+  const cmd = agent.execCommand({ namespace: 'default', name }, container, argv, { tty: false });
+  return spawnSync(cmd.file, cmd.args, { env: cmd.env, encoding: 'utf8' });
+}
+
 async function waitFor(
   name: string,
   ok: (p: PodObject) => boolean,
@@ -122,6 +142,16 @@ async function gone(name: string): Promise<void> {
   throw new Error(`pod ${name} was never removed`);
 }
 
+/** Deletes the pods (grace 1 s) and waits until the agent's final DELETE removed each. */
+async function remove(...names: string[]): Promise<void> {
+  await Promise.all(
+    names.map(async (n) => {
+      await client.delete(PODS, 'default', n);
+      await gone(n);
+    }),
+  );
+}
+
 describe('NodeAgent with runc', () => {
   it('registers a Ready Node with a Lease', async () => {
     const node = (await client.get(NODES, undefined, 'node-test')) as KubeObject & {
@@ -139,18 +169,11 @@ describe('NodeAgent with runc', () => {
   });
 
   it('binds, runs, reports Running/Ready, execs, logs, and deletes gracefully', async () => {
-    await client.create(
-      PODS,
-      pod('web', {
-        containers: [
-          {
-            name: 'app',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: ['sh', '-c', 'echo hello $(GREETING); echo oops >&2; exec sleep 60'],
-            env: [{ name: 'GREETING', value: 'world' }],
-          },
-        ],
+    await createPod(
+      'web',
+      testContainer('app', {
+        command: ['sh', '-c', 'echo hello $(GREETING); echo oops >&2; exec sleep 60'],
+        env: [{ name: 'GREETING', value: 'world' }],
       }),
     );
     const p = await waitFor(
@@ -178,15 +201,12 @@ describe('NodeAgent with runc', () => {
     expect(cs?.containerID).toMatch(/^runc:\/\/[0-9a-f]{64}$/);
     expect(cs?.state?.running?.startedAt).toBeTruthy();
 
-    const cmd = agent.execCommand(
-      { namespace: 'default', name: 'web' },
-      'app',
-      ['sh', '-c', 'echo $GREETING from $(hostname); cat /etc/image-release; ls /opaque'],
-      { tty: false },
-    );
-    expect(execFileSync(cmd.file, cmd.args, { env: cmd.env, encoding: 'utf8' })).toBe(
-      'world from web\nagent-sandbox test image\nupper\n',
-    );
+    const out = exec('web', 'app', [
+      'sh',
+      '-c',
+      'echo $GREETING from $(hostname); cat /etc/image-release; ls /opaque',
+    ]);
+    expect(out.stdout).toBe('world from web\nagent-sandbox test image\nupper\n');
     const log = agent.logPath({ namespace: 'default', name: 'web' }, 'app', { previous: false });
     expect(log?.running).toBe(true);
     const lines = readFileSync(log?.path ?? '', 'utf8')
@@ -196,43 +216,27 @@ describe('NodeAgent with runc', () => {
       expect.arrayContaining(['stdout F hello world', 'stderr F oops']),
     );
 
-    await client.delete(PODS, 'default', 'web');
-    await gone('web');
+    await remove('web');
   });
 
   it('reports exit codes, Failed under restartPolicy Never, and OOMKilled', async () => {
-    await client.create(
-      PODS,
-      pod('exit3', {
-        restartPolicy: 'Never',
-        containers: [
-          {
-            name: 'c',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: ['sh', '-c', 'echo bye > /dev/termination-log; exit 3'],
-          },
-        ],
-      }),
+    const never = { restartPolicy: 'Never' } as const;
+    await createPod(
+      'exit3',
+      testContainer('c', { command: ['sh', '-c', 'echo bye > /dev/termination-log; exit 3'] }),
+      never,
     );
-    await client.create(
-      PODS,
-      pod('oom', {
-        restartPolicy: 'Never',
-        containers: [
-          {
-            name: 'c',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: [
-              'sh',
-              '-c',
-              'dd if=/dev/zero bs=64M count=1 | cat > /dev/null; x=$(head -c 100000000 /dev/zero | tr "\\0" a); echo survived',
-            ],
-            resources: { limits: { memory: '32Mi' } },
-          },
+    await createPod(
+      'oom',
+      testContainer('c', {
+        command: [
+          'sh',
+          '-c',
+          'dd if=/dev/zero bs=64M count=1 | cat > /dev/null; x=$(head -c 100000000 /dev/zero | tr "\\0" a); echo survived',
         ],
+        resources: { limits: { memory: '32Mi' } },
       }),
+      never,
     );
     const failed = await waitFor('exit3', (x) => x.status?.phase === 'Failed');
     expect(failed.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
@@ -248,28 +252,13 @@ describe('NodeAgent with runc', () => {
       reason: 'OOMKilled',
       exitCode: 137,
     });
-    await client.delete(PODS, 'default', 'exit3');
-    await client.delete(PODS, 'default', 'oom');
-    await Promise.all([gone('exit3'), gone('oom')]);
+    await remove('exit3', 'oom');
   });
 
   it('runs init containers first and restarts crashing containers with back-off', async () => {
-    await client.create(
-      PODS,
-      pod('crash', {
-        initContainers: [
-          { name: 'setup', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['true'] },
-        ],
-        containers: [
-          {
-            name: 'c',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: ['sh', '-c', 'exit 1'],
-          },
-        ],
-      }),
-    );
+    await createPod('crash', testContainer('c', { command: ['sh', '-c', 'exit 1'] }), {
+      initContainers: [testContainer('setup', { command: ['true'] })],
+    });
     const p = await waitFor(
       'crash',
       (x) =>
@@ -285,29 +274,21 @@ describe('NodeAgent with runc', () => {
       exitCode: 1,
       reason: 'Error',
     });
-    await client.delete(PODS, 'default', 'crash');
-    await gone('crash');
+    await remove('crash');
   });
 
   it('exec probes: readiness gates Ready, liveness failures restart the container', async () => {
     const every = { periodSeconds: 1, timeoutSeconds: 2 };
-    await client.create(
-      PODS,
-      pod('probed', {
-        containers: [
-          {
-            name: 'app',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: ['sleep', '60'],
-            readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, ...every },
-            livenessProbe: {
-              exec: { command: ['test', '!', '-f', '/tmp/die'] },
-              failureThreshold: 2,
-              ...every,
-            },
-          },
-        ],
+    await createPod(
+      'probed',
+      testContainer('app', {
+        command: ['sleep', '60'],
+        readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, ...every },
+        livenessProbe: {
+          exec: { command: ['test', '!', '-f', '/tmp/die'] },
+          failureThreshold: 2,
+          ...every,
+        },
       }),
     );
     const ready = (x: PodObject) =>
@@ -321,16 +302,10 @@ describe('NodeAgent with runc', () => {
       status: 'False',
       reason: 'ContainersNotReady',
     });
-    const run = (argv: string[]) => {
-      const cmd = agent.execCommand({ namespace: 'default', name: 'probed' }, 'app', argv, {
-        tty: false,
-      });
-      execFileSync(cmd.file, cmd.args, { env: cmd.env });
-    };
-    run(['touch', '/tmp/ready']);
+    expect(exec('probed', 'app', ['touch', '/tmp/ready']).status).toBe(0);
     const p = await waitFor('probed', ready);
     expect(p.status?.containerStatuses?.[0]).toMatchObject({ ready: true, restartCount: 0 });
-    run(['touch', '/tmp/die']);
+    expect(exec('probed', 'app', ['touch', '/tmp/die']).status).toBe(0);
     // Killed and restarted on a fresh root: /tmp/ready is gone, so the new instance is unready.
     const restarted = await waitFor(
       'probed',
@@ -342,27 +317,19 @@ describe('NodeAgent with runc', () => {
     expect(
       restarted.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode,
     ).toBeGreaterThan(128);
-    await client.delete(PODS, 'default', 'probed');
-    await gone('probed');
+    await remove('probed');
   });
 
   it('httpGet, tcpSocket and startup probes in the pod network namespace', async () => {
     const every = { periodSeconds: 1, timeoutSeconds: 2 };
-    await client.create(
-      PODS,
-      pod('web-probed', {
-        containers: [
-          {
-            name: 'app',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: ['sh', '-c', 'mkdir -p /www && sleep 2 && exec httpd -f -p 8080 -h /www'],
-            ports: [{ name: 'http', containerPort: 8080 }],
-            startupProbe: { tcpSocket: { port: 8080 }, failureThreshold: 30, ...every },
-            livenessProbe: { tcpSocket: { port: 'http' }, ...every },
-            readinessProbe: { httpGet: { path: '/ok.html', port: 'http' }, ...every },
-          },
-        ],
+    await createPod(
+      'web-probed',
+      testContainer('app', {
+        command: ['sh', '-c', 'mkdir -p /www && sleep 2 && exec httpd -f -p 8080 -h /www'],
+        ports: [{ name: 'http', containerPort: 8080 }],
+        startupProbe: { tcpSocket: { port: 8080 }, failureThreshold: 30, ...every },
+        livenessProbe: { tcpSocket: { port: 'http' }, ...every },
+        readinessProbe: { httpGet: { path: '/ok.html', port: 'http' }, ...every },
       }),
     );
     const started = await waitFor(
@@ -370,33 +337,16 @@ describe('NodeAgent with runc', () => {
       (x) => x.status?.containerStatuses?.[0]?.started === true,
     );
     expect(started.status?.containerStatuses?.[0]?.ready).toBe(false); // /ok.html is a 404
-    const cmd = agent.execCommand(
-      { namespace: 'default', name: 'web-probed' },
-      'app',
-      ['sh', '-c', 'echo ok > /www/ok.html'],
-      { tty: false },
-    );
-    execFileSync(cmd.file, cmd.args, { env: cmd.env });
+    expect(exec('web-probed', 'app', ['sh', '-c', 'echo ok > /www/ok.html']).status).toBe(0);
     const p = await waitFor('web-probed', (x) => x.status?.containerStatuses?.[0]?.ready === true);
     expect(p.status?.containerStatuses?.[0]?.restartCount).toBe(0);
-    await client.delete(PODS, 'default', 'web-probed');
-    await gone('web-probed');
+    await remove('web-probed');
   });
 
   it('refuses a probe without a handler, naming the field', async () => {
-    await client.create(
-      PODS,
-      pod('badprobe', {
-        containers: [
-          {
-            name: 'c',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: ['sleep', '60'],
-            livenessProbe: { periodSeconds: 1 },
-          },
-        ],
-      }),
+    await createPod(
+      'badprobe',
+      testContainer('c', { command: ['sleep', '60'], livenessProbe: { periodSeconds: 1 } }),
     );
     const p = await waitFor(
       'badprobe',
@@ -406,32 +356,24 @@ describe('NodeAgent with runc', () => {
     expect(p.status?.containerStatuses?.[0]?.state?.waiting?.message).toBe(
       'containers[c].livenessProbe: exactly one of exec, httpGet, tcpSocket or grpc must be set (found none)',
     );
-    await client.delete(PODS, 'default', 'badprobe');
-    await gone('badprobe');
+    await remove('badprobe');
   });
 
   it('binds an allowed hostPath volume, read-only when the mount says so', async () => {
     const host = join(dir, 'host-share');
     await mkdir(host);
     await writeFile(join(host, 'greeting'), 'from the host\n');
-    await client.create(
-      PODS,
-      pod('hostpath', {
-        volumes: [{ name: 'h', hostPath: { path: host, type: 'Directory' } }],
-        containers: [
-          {
-            name: 'c',
-            image: IMAGE,
-            imagePullPolicy: 'IfNotPresent',
-            command: [
-              'sh',
-              '-c',
-              'cat /h/greeting; touch /h/new 2>/dev/null || echo read-only; exec sleep 60',
-            ],
-            volumeMounts: [{ name: 'h', mountPath: '/h', readOnly: true }],
-          },
+    await createPod(
+      'hostpath',
+      testContainer('c', {
+        command: [
+          'sh',
+          '-c',
+          'cat /h/greeting; touch /h/new 2>/dev/null || echo read-only; exec sleep 60',
         ],
+        volumeMounts: [{ name: 'h', mountPath: '/h', readOnly: true }],
       }),
+      { volumes: [{ name: 'h', hostPath: { path: host, type: 'Directory' } }] },
     );
     await waitFor('hostpath', (x) => x.status?.containerStatuses?.[0]?.ready === true);
     const log = agent.logPath({ namespace: 'default', name: 'hostpath' }, 'c', { previous: false });
@@ -443,15 +385,11 @@ describe('NodeAgent with runc', () => {
     }
     expect(text).toContain('stdout F from the host');
     expect(text).toContain('stdout F read-only');
-    await client.delete(PODS, 'default', 'hostpath');
-    await gone('hostpath');
+    await remove('hostpath');
   });
 
   it('leaves a pod with a missing RuntimeClass waiting with a clear reason', async () => {
-    await client.create(
-      PODS,
-      pod('norc', { runtimeClassName: 'nope', containers: [{ name: 'c', image: IMAGE }] }),
-    );
+    await createPod('norc', { name: 'c', image: IMAGE }, { runtimeClassName: 'nope' });
     const p = await waitFor(
       'norc',
       (x) =>
@@ -461,8 +399,7 @@ describe('NodeAgent with runc', () => {
     expect(p.status?.containerStatuses?.[0]?.state?.waiting?.message).toBe(
       'RuntimeClass "nope" not found: create it or remove spec.runtimeClassName',
     );
-    await client.delete(PODS, 'default', 'norc');
-    await gone('norc');
+    await remove('norc');
   });
 
   it.each([
@@ -473,15 +410,11 @@ describe('NodeAgent with runc', () => {
     async (label, runtimeClassName, kernel) => {
       const name = `iso-${label}`;
       const marker = join(dir, 'host-secret');
-      await import('node:fs/promises').then((fs) => fs.writeFile(marker, 'secret'));
-      await client.create(
-        PODS,
-        pod(name, {
-          ...(runtimeClassName ? { runtimeClassName } : {}),
-          containers: [
-            { name: 'c', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '60'] },
-          ],
-        }),
+      await writeFile(marker, 'secret');
+      await createPod(
+        name,
+        testContainer('c', { command: ['sleep', '60'] }),
+        runtimeClassName ? { runtimeClassName } : {},
       );
       const p = await waitFor(
         name,
@@ -490,12 +423,7 @@ describe('NodeAgent with runc', () => {
       expect(p.status?.containerStatuses?.[0]?.containerID).toMatch(
         label === 'gvisor' ? /^gvisor:\/\// : /^runc:\/\//,
       );
-      const run = (script: string) => {
-        const cmd = agent.execCommand({ namespace: 'default', name }, 'c', ['sh', '-c', script], {
-          tty: false,
-        });
-        return spawnSync(cmd.file, cmd.args, { env: cmd.env, encoding: 'utf8' });
-      };
+      const run = (script: string) => exec(name, 'c', ['sh', '-c', script]);
       expect(run('uname -r').stdout.trim()).toMatch(kernel);
       expect(run(`cat ${marker} || ls /work /home/* 2>&1; echo done`).stdout).not.toContain(
         'secret',
@@ -510,8 +438,7 @@ describe('NodeAgent with runc', () => {
         const storm = run('for i in $(seq 100); do sleep 1 & done 2>&1; wait; echo end');
         expect(storm.stdout + storm.stderr).toMatch(/can't fork|Resource temporarily unavailable/);
       }
-      await client.delete(PODS, 'default', name);
-      await gone(name);
+      await remove(name);
     },
   );
 });
