@@ -17,6 +17,7 @@ import {
   NodeAgent,
   PolicyEnforcer,
   RegistryClient,
+  bwrapRuntime,
   hostNodeFacts,
   loadOciLayout,
   runcRuntime,
@@ -42,7 +43,7 @@ const INET_NS = 'ktrt-inet';
 const POLICY_TABLE = 'ktrt_policy';
 
 /** RuntimeClass name → handler, as `up` creates them. */
-export const RUNTIME_CLASSES_BY_NAME = { gvisor: 'runsc' } as const;
+export const RUNTIME_CLASSES_BY_NAME = { gvisor: 'runsc', bubblewrap: 'bubblewrap' } as const;
 
 export interface NodeWorld {
   dir: string;
@@ -64,6 +65,7 @@ export function requireBinaries(): void {
   for (const [bin, pkg] of [
     ['runc', 'runc'],
     ['runsc', 'runsc'],
+    ['bwrap', 'bubblewrap'],
     ['nft', 'nftables'],
   ] as const)
     if (spawnSync(bin, ['--version']).status !== 0)
@@ -138,7 +140,11 @@ export async function startNodeWorld(namespace: string): Promise<NodeWorld> {
   const agent = new NodeAgent({
     client,
     facts: hostNodeFacts('node-rt'),
-    runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+    runtimes: [
+      runcRuntime(join(dir, 'runc')),
+      runscRuntime(join(dir, 'runsc')),
+      bwrapRuntime(join(dir, 'bwrap')),
+    ],
     pidsLimit: 64,
     cgroupParent: 'asb-rt',
     network,
@@ -180,7 +186,7 @@ export async function startNodeWorld(namespace: string): Promise<NodeWorld> {
       await removeInetNamespace();
       const leaks = findLeaks({
         dataDir: dir,
-        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc')],
+        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc'), join(dir, 'bwrap')],
         netnsPrefix: PREFIX,
         linkPrefix: PREFIX,
         nftPrefix: PREFIX,

@@ -63,6 +63,7 @@ export {
   runscRuntime,
   type OciCliRuntimeOptions,
 } from './runtime/runc-runtime.ts';
+export { BwrapRuntime, bwrapRuntime, type BwrapRuntimeOptions } from './runtime/bwrap-runtime.ts';
 export { buildOciSpec, type OciSpecInput, type BundleMount } from './runtime/oci-spec.ts';
 export { BridgePodNetwork, type BridgePodNetworkOptions } from './network/bridge-network.ts';
 export {

@@ -1,5 +1,5 @@
-// The node agent as a component of the embedded mode: runc (default) and gVisor where the
-// machine runs them, the bridge Pod network with NetworkPolicy (loopback-only when the machine
+// The node agent as a component of the embedded mode: runc (default), gVisor and bubblewrap (the
+// default where runc cannot run) where the machine runs them, the bridge Pod network with NetworkPolicy (loopback-only when the machine
 // cannot, said in a `network` event), the streaming server the API server proxies pods/exec,
 // attach, portforward and log to, images and pod state under <dataDir>, and a RuntimeClass per
 // runtime this machine supports.
@@ -10,6 +10,7 @@ import {
   RegistryClient,
   RUNTIME_CLASSES,
   hostNodeFacts,
+  bwrapRuntime,
   runcRuntime,
   runscRuntime,
   runVolumeBinder,
@@ -54,7 +55,11 @@ export interface EmbeddedNodeAgentOptions {
 }
 
 /** RuntimeClass name → handler, for the handlers this node can run. */
-export const RUNTIME_CLASS_NAMES: Record<string, string> = { runc: 'runc', runsc: 'gvisor' };
+export const RUNTIME_CLASS_NAMES: Record<string, string> = {
+  runc: 'runc',
+  runsc: 'gvisor',
+  bubblewrap: 'bubblewrap',
+};
 
 /** The data dir's image store, shared by the node agent and `agent-sandbox image`. */
 export function nodeImageStore(dataDir: string): ImageStore {
@@ -101,7 +106,12 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
         const agent = new NodeAgent({
           client,
           facts: hostNodeFacts(o.nodeName),
-          runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+          // runc is the default; bubblewrap takes its place where runc cannot run (ADR 0034).
+          runtimes: [
+            runcRuntime(join(dir, 'runc')),
+            runscRuntime(join(dir, 'runsc')),
+            bwrapRuntime(join(dir, 'bwrap')),
+          ],
           network: net.network,
           images: new ImageService(nodeImageStore(dir), new RegistryClient()),
           dataDir: dir,

@@ -85,7 +85,7 @@ export async function runUp(
   const nodeDir = join(dataDir, 'node');
   const node = hostname().toLowerCase();
   io.stderr(
-    'agent-sandbox up: embedded API server, controllers (with extensions) and the node agent (runc default, gVisor as RuntimeClass gvisor where runsc works).\n',
+    'agent-sandbox up: embedded API server, controllers (with extensions) and the node agent (runc default, gVisor as RuntimeClass gvisor where runsc works, bubblewrap as RuntimeClass bubblewrap and the default where runc cannot run).\n',
   );
   if (opts.allowHostPath) io.stderr(HOST_PATH_WARNING);
   let demoImage: string | undefined;

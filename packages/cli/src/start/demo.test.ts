@@ -30,7 +30,7 @@ describe('prepareDemo', () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect((err as Error).message).toBe(
-      'agent-sandbox up needs runc (runc: runs sandbox containers), ip (iproute2: creates each Pod network namespace), nft (nftables: enforces NetworkPolicy on the pod bridge); as root: apt-get install -y runc iproute2 nftables runsc mmdebstrap, then run npm start again',
+      'agent-sandbox up needs runc (runc: runs sandbox containers), ip (iproute2: creates each Pod network namespace), nft (nftables: enforces NetworkPolicy on the pod bridge); as root: apt-get install -y runc iproute2 nftables runsc bubblewrap mmdebstrap, then run npm start again',
     );
   });
 

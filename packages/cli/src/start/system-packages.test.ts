@@ -32,7 +32,14 @@ describe('planSetup', () => {
   });
 
   it('covers what the node agent and the demo image run', () => {
-    expect(HOST_TOOLS.map((t) => t.binary)).toEqual(['runc', 'ip', 'nft', 'runsc', 'mmdebstrap']);
+    expect(HOST_TOOLS.map((t) => t.binary)).toEqual([
+      'runc',
+      'ip',
+      'nft',
+      'runsc',
+      'bwrap',
+      'mmdebstrap',
+    ]);
   });
 });
 

@@ -35,6 +35,12 @@ export const HOST_TOOLS: readonly HostTool[] = [
     optional: true,
   },
   {
+    binary: 'bwrap',
+    debianPackage: 'bubblewrap',
+    purpose: 'the RuntimeClass bubblewrap, the default where runc cannot run',
+    optional: true,
+  },
+  {
     binary: 'mmdebstrap',
     debianPackage: 'mmdebstrap',
     purpose: 'builds the demo image from Debian packages',

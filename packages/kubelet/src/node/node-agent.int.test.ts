@@ -5,7 +5,7 @@ import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { Container, KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { ImageStore } from '../images/image-store.ts';
 import { loadOciLayout } from '../images/oci-layout.ts';
 import { RegistryClient } from '../images/registry-client.ts';
 import { LoopbackPodNetwork } from '../network/loopback-network.ts';
+import { bwrapRuntime } from '../runtime/bwrap-runtime.ts';
 import { runcRuntime, runscRuntime } from '../runtime/runc-runtime.ts';
 import { findLeaks } from '../testing/leak-check.ts';
 import { createRuntimeClass } from '../testing/runtime-class.ts';
@@ -35,6 +36,7 @@ function requireRuntimes(): void {
   for (const [bin, pkg] of [
     ['runc', 'runc'],
     ['runsc', 'runsc'],
+    ['bwrap', 'bubblewrap'],
   ] as const)
     if (spawnSync(bin, ['--version']).status !== 0)
       throw new Error(`${bin} is missing: apt-get install ${pkg} (CI must have it)`);
@@ -50,7 +52,11 @@ beforeAll(async () => {
   agent = new NodeAgent({
     client,
     facts: hostNodeFacts('node-test'),
-    runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+    runtimes: [
+      runcRuntime(join(dir, 'runc')),
+      runscRuntime(join(dir, 'runsc')),
+      bwrapRuntime(join(dir, 'bwrap')),
+    ],
     pidsLimit: 64,
     cgroupParent: 'asb-nodetest',
     network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
@@ -61,6 +67,7 @@ beforeAll(async () => {
   });
   await agent.start();
   await createRuntimeClass(client, 'gvisor', 'runsc');
+  await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
 });
 
 afterAll(async () => {
@@ -70,7 +77,7 @@ afterAll(async () => {
   const leaks = dir
     ? findLeaks({
         dataDir: dir,
-        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc')],
+        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc'), join(dir, 'bwrap')],
         netnsPrefix: NETNS_PREFIX,
         cgroupParent: 'asb-nodetest',
       })
@@ -140,6 +147,19 @@ async function gone(name: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`pod ${name} was never removed`);
+}
+
+/** The container's CRI log once it holds `text` (the agent writes it as output arrives). */
+async function logHolding(name: string, container: string, text: string): Promise<string> {
+  const log = agent.logPath({ namespace: 'default', name }, container, { previous: false });
+  const end = Date.now() + 10_000;
+  let content = '';
+  while (Date.now() < end && !content.includes(text)) {
+    const path = log?.path ?? '';
+    content = existsSync(path) ? readFileSync(path, 'utf8') : ''; // written from the first output on
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return content;
 }
 
 /** Deletes the pods (grace 1 s) and waits until the agent's final DELETE removed each. */
@@ -376,13 +396,7 @@ describe('NodeAgent with runc', () => {
       { volumes: [{ name: 'h', hostPath: { path: host, type: 'Directory' } }] },
     );
     await waitFor('hostpath', (x) => x.status?.containerStatuses?.[0]?.ready === true);
-    const log = agent.logPath({ namespace: 'default', name: 'hostpath' }, 'c', { previous: false });
-    const end = Date.now() + 10_000;
-    let text = '';
-    while (Date.now() < end && !text.includes('read-only')) {
-      text = readFileSync(log?.path ?? '', 'utf8');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const text = await logHolding('hostpath', 'c', 'read-only');
     expect(text).toContain('stdout F from the host');
     expect(text).toContain('stdout F read-only');
     await remove('hostpath');
@@ -405,6 +419,7 @@ describe('NodeAgent with runc', () => {
   it.each([
     ['runc', undefined, /^\d+\.\d+/],
     ['gvisor', 'gvisor', /^4\.4\.0$/],
+    ['bubblewrap', 'bubblewrap', /^\d+\.\d+/],
   ])(
     'isolates a %s sandbox: no host files, no host processes',
     async (label, runtimeClassName, kernel) => {
@@ -421,7 +436,9 @@ describe('NodeAgent with runc', () => {
         (x) => x.status?.containerStatuses?.[0]?.state?.running !== undefined,
       );
       expect(p.status?.containerStatuses?.[0]?.containerID).toMatch(
-        label === 'gvisor' ? /^gvisor:\/\// : /^runc:\/\//,
+        new RegExp(
+          `^${label === 'gvisor' ? 'gvisor' : label === 'bubblewrap' ? 'bubblewrap' : 'runc'}://`,
+        ),
       );
       const run = (script: string) => exec(name, 'c', ['sh', '-c', script]);
       expect(run('uname -r').stdout.trim()).toMatch(kernel);
@@ -433,7 +450,7 @@ describe('NodeAgent with runc', () => {
       expect(ps).toContain('sleep');
       expect(ps).not.toMatch(/node|vitest|runc|containerd|sshd/);
       expect(ps.trim().split('\n').length).toBeLessThan(6);
-      if (label === 'runc') {
+      if (label !== 'gvisor') {
         // pids.max = 64 for the container: a fork storm hits the limit (gVisor: test/node).
         const storm = run('for i in $(seq 100); do sleep 1 & done 2>&1; wait; echo end');
         expect(storm.stdout + storm.stderr).toMatch(/can't fork|Resource temporarily unavailable/);
@@ -441,4 +458,108 @@ describe('NodeAgent with runc', () => {
       await remove(name);
     },
   );
+});
+
+describe('NodeAgent with bubblewrap', () => {
+  const bwrap = { runtimeClassName: 'bubblewrap' } as const;
+
+  it('runs the container with its env, workingDir and user; exec sees the same', async () => {
+    await createPod(
+      'bw-user',
+      testContainer('c', {
+        command: ['sh', '-c', 'echo "$(id -u):$(id -g) $(pwd) $GREETING"; exec sleep 60'],
+        env: [{ name: 'GREETING', value: 'hi' }],
+        workingDir: '/tmp',
+        securityContext: { runAsUser: 1234, runAsGroup: 2345 },
+      }),
+      bwrap,
+    );
+    const p = await waitFor('bw-user', (x) => x.status?.containerStatuses?.[0]?.ready === true);
+    expect(p.status?.containerStatuses?.[0]?.containerID).toMatch(/^bubblewrap:\/\/[0-9a-f]{64}$/);
+    const out = exec('bw-user', 'c', ['sh', '-c', 'echo "$(id -u):$(id -g) $(pwd) $GREETING"']);
+    expect(out.stdout).toBe('1234:2345 /tmp hi\n');
+    const caps = exec('bw-user', 'c', ['sh', '-c', 'grep -E "^Cap(Eff|Prm)" /proc/self/status']);
+    expect(caps.stdout).toBe('CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n');
+    expect(await logHolding('bw-user', 'c', '/tmp')).toContain('stdout F 1234:2345 /tmp hi');
+    await remove('bw-user');
+  });
+
+  it('gives root the default capabilities only, a read-only /proc/sys and masked /proc files', async () => {
+    await createPod('bw-root', testContainer('c', { command: ['sleep', '60'] }), bwrap);
+    await waitFor('bw-root', (x) => x.status?.containerStatuses?.[0]?.ready === true);
+    const out = exec('bw-root', 'c', [
+      'sh',
+      '-c',
+      'id -u; grep ^CapEff /proc/self/status; echo 1 > /proc/sys/kernel/ns_last_pid; wc -c < /proc/keys; mount -t tmpfs x /mnt || echo no-mount',
+    ]);
+    // runc's set (oci-spec.ts DEFAULT_CAPABILITIES): no CAP_SYS_ADMIN, no CAP_NET_ADMIN
+    expect(out.stdout).toBe('0\nCapEff:\t00000000a80425fb\n0\nno-mount\n');
+    expect(out.stderr).toMatch(/Read-only file system/);
+    await remove('bw-root');
+  });
+
+  it('reports exit codes, termination messages and OOMKilled', async () => {
+    const never = { ...bwrap, restartPolicy: 'Never' } as const;
+    await createPod(
+      'bw-exit',
+      testContainer('c', { command: ['sh', '-c', 'echo bye > /dev/termination-log; exit 3'] }),
+      never,
+    );
+    await createPod(
+      'bw-oom',
+      testContainer('c', {
+        command: ['sh', '-c', 'x=$(head -c 100000000 /dev/zero | tr "\\0" a); echo survived'],
+        resources: { limits: { memory: '32Mi' } },
+      }),
+      never,
+    );
+    const failed = await waitFor('bw-exit', (x) => x.status?.phase === 'Failed');
+    expect(failed.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 3,
+      reason: 'Error',
+      message: 'bye\n',
+    });
+    const oom = await waitFor('bw-oom', (x) => x.status?.phase === 'Failed');
+    expect(oom.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      reason: 'OOMKilled',
+      exitCode: 137,
+    });
+    await remove('bw-exit', 'bw-oom');
+  });
+
+  it('stops gracefully: a failed liveness probe sends SIGTERM to PID 1, which traps it', async () => {
+    await createPod(
+      'bw-term',
+      testContainer('c', {
+        command: ['sh', '-c', 'trap "echo got-term; exit 0" TERM; while :; do sleep 0.1; done'],
+        livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 },
+      }),
+      { ...bwrap, terminationGracePeriodSeconds: 30 },
+    );
+    // Without TERM the container would end by SIGKILL after 30 s: exit code 137, no output.
+    const p = await waitFor(
+      'bw-term',
+      (x) => x.status?.containerStatuses?.[0]?.lastState?.terminated !== undefined,
+    );
+    expect(p.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).toBe(0);
+    const log = agent.logPath({ namespace: 'default', name: 'bw-term' }, 'c', { previous: true });
+    expect(readFileSync(log?.path ?? '', 'utf8')).toContain('stdout F got-term');
+    await remove('bw-term');
+  });
+
+  it('refuses supplementalGroups with the field and the fix', async () => {
+    await createPod('bw-groups', testContainer('c', { command: ['sleep', '60'] }), {
+      ...bwrap,
+      securityContext: { supplementalGroups: [5] },
+    });
+    const p = await waitFor(
+      'bw-groups',
+      (x) =>
+        x.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError',
+    );
+    expect(p.status?.containerStatuses?.[0]?.state?.waiting?.message).toBe(
+      'spec.securityContext.supplementalGroups: not supported under bubblewrap; remove it or use the runc RuntimeClass',
+    );
+    await remove('bw-groups');
+  });
 });

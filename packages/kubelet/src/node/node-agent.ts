@@ -65,7 +65,7 @@ export const CGROUP_PARENT = 'agent-sandbox';
 export interface NodeAgentOptions {
   client: KubeClient;
   facts: Omit<NodeFacts, 'handlers' | 'containerRuntimeVersion'>;
-  /** Runtimes by handler; the first is the default for pods without runtimeClassName. */
+  /** Runtimes by handler; the first available one is the default for pods without runtimeClassName. */
   runtimes: readonly ContainerRuntime[];
   network: PodNetwork;
   images: ImageService;
@@ -105,6 +105,7 @@ export class NodeAgent implements PodContainers {
   readonly #runtimes = new Map<string, ContainerRuntime>();
   readonly #abort = new AbortController();
   #timers: NodeJS.Timeout[] = [];
+  #defaultHandler = '';
   #running: Promise<unknown>[] = [];
 
   constructor(options: NodeAgentOptions) {
@@ -168,17 +169,29 @@ export class NodeAgent implements PodContainers {
 
   /** Probes runtimes, cleans up what a previous run left, registers the Node and starts watching. */
   async start(): Promise<void> {
+    const reasons: string[] = [];
     for (const r of this.#o.runtimes) {
       const p = await r.probe();
       if (p.available) this.#runtimes.set(r.handler, r);
-      else this.#ctx.log.warn({ handler: r.handler, reason: p.reason }, 'runtime unavailable');
+      else {
+        reasons.push(`${r.handler}: ${p.reason}`);
+        this.#ctx.log.warn({ handler: r.handler, reason: p.reason }, 'runtime unavailable');
+      }
     }
-    const defaultRuntime = this.#o.runtimes[0];
-    if (!defaultRuntime || !this.#runtimes.has(defaultRuntime.handler))
+    // The first runtime that runs here is the default: a fallback (bubblewrap) listed after runc
+    // serves Pods without runtimeClassName where runc cannot run (ADR 0034).
+    const defaultRuntime = this.#o.runtimes.find((r) => this.#runtimes.has(r.handler));
+    if (!defaultRuntime)
       throw new KubeletError(
         'RuntimeUnavailable',
-        `the default runtime ${defaultRuntime?.handler ?? '(none configured)'} cannot run on this machine`,
+        `no configured runtime can run on this machine (${reasons.join('; ') || 'none configured'})`,
       );
+    if (defaultRuntime !== this.#o.runtimes[0])
+      this.#ctx.log.warn(
+        { handler: defaultRuntime.handler, instead: this.#o.runtimes[0]?.handler },
+        'the first runtime cannot run here; Pods without runtimeClassName use the fallback',
+      );
+    this.#defaultHandler = defaultRuntime.handler;
     await this.#cleanupStale();
     const version = (await defaultRuntime.probe()).version ?? '';
     const facts: NodeFacts = {
@@ -220,7 +233,7 @@ export class NodeAgent implements PodContainers {
 
   async #runtimeFor(pod: Pod): Promise<ContainerRuntime> {
     const className = pod.spec?.runtimeClassName;
-    let handler = this.#o.runtimes[0]?.handler ?? 'runc';
+    let handler = this.#defaultHandler;
     if (className) {
       const rc = await this.#o.client
         .get<KubeObject & { handler?: string }>(RUNTIME_CLASSES, undefined, className)

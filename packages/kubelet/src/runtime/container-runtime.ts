@@ -49,7 +49,7 @@ export interface RuntimeProbe {
 /**
  * Contract:
  * - `handler` is the RuntimeClass handler name that selects this runtime (`runc`, `runsc`,
- *   `bwrap`); `scheme` prefixes containerIDs (`<scheme>://<id>`).
+ *   `bubblewrap`); `scheme` prefixes containerIDs (`<scheme>://<id>`).
  * - `probe()` never throws; it reports whether this machine can run the runtime.
  * - `start()` resolves once the runtime process is spawned (not when the workload is ready); it
  *   rejects with RuntimeError when it cannot even spawn. Runtime failures after that (bad

@@ -1,7 +1,6 @@
 // runc as a ContainerRuntime: one foreground `runc run --keep` per container with piped stdio
 // (its exit status is the container's), state under a root of our own so that `list()` and
 // cleanup only ever see this agent's containers (kubelet-and-oci §6.3 recipe).
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { RuntimeError } from '../errors.ts';
 import { runCommand } from '../host/run-command.ts';
@@ -10,10 +9,10 @@ import type {
   ContainerProcess,
   ContainerRuntime,
   ContainerStart,
-  ExitStatus,
   HostCommand,
   RuntimeProbe,
 } from './container-runtime.ts';
+import { PATH_ENV, spawnForeground } from './foreground-process.ts';
 
 export interface OciCliRuntimeOptions {
   /** The binary. */
@@ -40,8 +39,6 @@ export interface OciCliRuntimeOptions {
    */
   started?: (stateDir: string, id: string) => Promise<boolean>;
 }
-
-const PATH_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
 
 /** runc and runsc share the OCI runtime CLI (create/run/exec/kill/delete/state). */
 export class OciCliRuntime implements ContainerRuntime {
@@ -87,35 +84,13 @@ export class OciCliRuntime implements ContainerRuntime {
         spec.id,
       ),
     ];
-    const child = spawn(argv[0] as string, argv.slice(1), {
-      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      env: PATH_ENV,
-    });
-    const exited = new Promise<ExitStatus>((resolve) => {
-      child.on('error', () => resolve({ exitCode: 128 }));
-      child.on('close', (code, signal) =>
-        resolve(signal ? { exitCode: 128 + 9, signal } : { exitCode: code ?? 128 }),
-      );
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', (e) =>
-        reject(
-          new RuntimeError(
-            'Runtime',
-            `cannot run ${this.#o.binary}: ${e.message}; ${this.#o.installHint}`,
-          ),
-        ),
-      );
-    });
-    if (!child.stdout || !child.stderr) throw new RuntimeError('Runtime', 'runtime stdio missing');
-    return {
+    const started = await spawnForeground(argv, {
       id: spec.id,
-      stdout: child.stdout,
-      stderr: child.stderr,
-      stdin: child.stdin ?? undefined,
-      exited,
-    };
+      stdin: spec.stdin,
+      env: PATH_ENV,
+      cannotRun: (e) => `cannot run ${this.#o.binary}: ${e.message}; ${this.#o.installHint}`,
+    });
+    return started.process;
   }
 
   execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand {
