@@ -1,8 +1,8 @@
 // Benchmark: the node agent's cold start and exec per runtime against the bare runtimes' spawn
 // floors, measured in the same run (issue 11). A Pod, or a Sandbox whose controller (in this
-// process) makes the Pod, is created on the embedded API server; the node agent (runc, gVisor)
-// binds and runs it on a bridge Pod network; the clock stops at the first output of an exec into
-// it. Exec round trips are compared with a plain local spawn. Prints tables, the ratios and the
+// process) makes the Pod, is created on the embedded API server; the node agent (runc, gVisor,
+// bubblewrap) binds and runs it on a bridge Pod network; the clock stops at the first output of an
+// exec into it. Exec round trips are compared with a plain local spawn. Prints tables, the ratios and the
 // agent's step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
 //   npm run bench:node -- [--rounds 5] [--execs 20]
@@ -17,6 +17,7 @@ import {
   ImageStore,
   NodeAgent,
   RegistryClient,
+  bwrapRuntime,
   hostNodeFacts,
   loadOciLayout,
   runcRuntime,
@@ -49,6 +50,7 @@ const IMAGE = 'localhost/bench/busybox:v1';
 const RUNTIMES = [
   { name: 'runc', runtimeClassName: undefined },
   { name: 'gvisor', runtimeClassName: 'gvisor' },
+  { name: 'bubblewrap', runtimeClassName: 'bubblewrap' },
 ] as const;
 
 const dir = await mkdtemp(join(tmpdir(), 'asb-bench-node-'));
@@ -71,7 +73,11 @@ const phases = new PhaseLog();
 const agent = new NodeAgent({
   client,
   facts: hostNodeFacts('bench-node'),
-  runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+  runtimes: [
+    runcRuntime(join(dir, 'runc')),
+    runscRuntime(join(dir, 'runsc')),
+    bwrapRuntime(join(dir, 'bwrap')),
+  ],
   network,
   images: new ImageService(store, new RegistryClient()),
   dataDir: join(dir, 'node'),
@@ -81,6 +87,7 @@ const agent = new NodeAgent({
 await agent.start();
 const controller = startSandboxController(client, 'default');
 await createRuntimeClass(client, 'gvisor', 'runsc');
+await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
 
 async function until<T>(f: () => Promise<T | undefined>, what: string): Promise<T> {
   const end = Date.now() + 60_000;
@@ -183,6 +190,8 @@ for (const rt of RUNTIMES) {
 }
 ratios['gvisor Sandbox cold / runsc do floor'] =
   p50('gvisor Sandbox → first exec output') / p50('floor runsc do');
+ratios['bubblewrap Sandbox cold / bwrap floor'] =
+  p50('bubblewrap Sandbox → first exec output') / p50('floor bwrap');
 
 console.log('| measurement | n | p50 ms | p90 ms | max ms |\n| --- | --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(result))
@@ -202,7 +211,7 @@ writeFileSync(
 writeBarsPng(
   `${base}.png`,
   Object.entries(result).map(([k, v]) => ({
-    group: k.startsWith('floor') ? 0 : k.startsWith('runc') ? 1 : 2,
+    group: k.startsWith('floor') ? 0 : k.startsWith('runc') ? 1 : k.startsWith('gvisor') ? 2 : 3,
     ms: v?.p50 ?? 0,
   })),
 );

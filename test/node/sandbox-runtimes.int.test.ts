@@ -2,7 +2,7 @@
 // SandboxTemplate whose Pods ask for the runtime's RuntimeClass; the controllers make Sandboxes,
 // the template's default NetworkPolicy, and the node agent runs the Pods from the busybox test
 // image on the bridge network. Each suite proves Ready with a pod IP and every isolation denial,
-// and the node is checked for leaks at the end. Root, runc, runsc and nftables required.
+// and the node is checked for leaks at the end. Root, runc, runsc, bwrap and nftables required.
 import { Labels, nameHash } from '@agent-sandbox/api';
 import { SANDBOXES, SANDBOX_TEMPLATES, SANDBOX_WARM_POOLS } from '@agent-sandbox/controllers';
 import { eventually } from '@agent-sandbox/controllers/testing';
