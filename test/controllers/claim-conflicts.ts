@@ -4,7 +4,7 @@
 // (the stale re-patch resolves without a write and the finalized status stays), and the locked
 // status patch losing to another writer (dropped: no error, no metrics, the next pass writes it).
 import { Annotations } from '@agent-sandbox/api';
-import { SANDBOX_CLAIMS, SANDBOXES } from '@agent-sandbox/controllers';
+import { SANDBOX_CLAIMS, SANDBOX_WARM_POOLS, SANDBOXES } from '@agent-sandbox/controllers';
 import { eventually } from '@agent-sandbox/controllers/testing';
 import { describe, expect, it } from 'vitest';
 import type { TestTarget } from '../support/target.ts';
@@ -154,6 +154,58 @@ export function defineClaimConflicts(target: TestTarget): void {
     );
 
     it(
+      'Adoption conflict suite: both conflicts resolved in one pass — the recording Update and the adoption patch each lose once, the same candidate is adopted and no AdoptionConflict is ever written',
+      TIMEOUT,
+      async () => {
+        const { client, namespace: ns } = w.ct;
+        const names = await w.readyPool(2);
+        const mark = w.gate.writes.length;
+        const put = w.gate.holdNext('PUT', CLAIM_C, { answer: true });
+        const patch = w.gate.holdNext('PATCH', ADOPTION_PATCH, {
+          body: ADOPTION_BODY,
+          answer: true,
+        });
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        const chosen = (await put.arrived).body?.metadata.annotations?.[Annotations.SandboxName];
+        await w.touch(SANDBOX_CLAIMS, 'c');
+        expect(await put.release()).toBe(409);
+        expect(sandboxOf(await patch.arrived)).toBe(chosen);
+        await w.touch(SANDBOXES, chosen ?? '');
+        expect(await patch.release()).toBe(409);
+        await claimWhere(client, ns, 'c', readyOn(chosen ?? ''));
+        expect(w.writesTo(CLAIM_C, 'PUT', mark).slice(0, 2)).toEqual([409, 200]);
+        const adoptions = w.gate.writes
+          .slice(mark)
+          .filter((x) => x.method === 'PATCH' && ADOPTION_BODY.test(x.raw))
+          .map((x) => `${sandboxOf(x)} ${x.status}`);
+        expect(adoptions).toEqual([`${chosen} 409`, `${chosen} 200`]);
+        expect(statusWrites(w, mark).map((x) => x.ready?.reason)).not.toContain('AdoptionConflict');
+        await w.expectOnlyAdopted(chosen ?? '', names);
+      },
+    );
+
+    it(
+      'Adoption conflict suite: the manager SIGKILLed while its adoption patch is in flight — the restarted manager finishes the recorded adoption, the dead one’s late patch loses (409)',
+      TIMEOUT,
+      async () => {
+        const { client, namespace: ns } = w.ct;
+        const names = await w.readyPool(2);
+        const held = w.gate.holdNext('PATCH', ADOPTION_PATCH, { body: ADOPTION_BODY });
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        const chosen = sandboxOf(await held.arrived);
+        await w.kill();
+        const mark = w.gate.writes.length;
+        await w.start();
+        const done = await claimWhere(client, ns, 'c', readyOn(chosen));
+        expect(done.metadata.annotations?.[Annotations.SandboxName]).toBe(chosen);
+        expect(await held.release()).toBe(409);
+        expect(w.gate.writes.slice(mark).filter((x) => x.method === 'PUT')).toEqual([]);
+        expect(w.gate.writes.filter((x) => x.method === 'POST' && x.name === 'c')).toEqual([]);
+        await w.expectOnlyAdopted(chosen, names);
+      },
+    );
+
+    it(
       'Adoption conflict suite: cancellation — the claim deleted while its choice is being recorded: nothing adopted, the member stays the pool’s and the next claim gets it',
       TIMEOUT,
       async () => {
@@ -243,6 +295,65 @@ export function defineClaimConflicts(target: TestTarget): void {
         expect(readyOn(name)(bound)).toBe(true);
         pause.resume();
         await claimWhere(client, ns, 'c', readyOn(name));
+        const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
+          (s) => controller(s) === 'SandboxClaim',
+        );
+        expect(owned.map((s) => s.metadata.name)).toEqual([name]);
+      },
+    );
+
+    it(
+      'TestSandboxClaimFreshAdoptionStaleCacheKeepsFinalizedStatus: the claim cache lags a fresh adoption and a pool event wakes the claim — it finds its Sandbox by owner, adopts nothing, creates nothing, and its Ready status never regresses',
+      TIMEOUT,
+      async () => {
+        const { client, namespace: ns } = w.ct;
+        const [only] = await w.readyPool(1);
+        const name = only ?? '';
+        // From the claim's ADDED event on, the manager sees no claim change (the Sandbox's it does).
+        const pause = w.gate.pauseWatchesAfter(
+          /\/sandboxclaims\?/,
+          (e) => e.type === 'ADDED' && e.object.metadata.name === 'c',
+        );
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        await pause.paused;
+        await claimWhere(client, ns, 'c', readyOn(name));
+        const mark = w.gate.writes.length;
+        // A pool generation change maps to the claims unbound in the (stale) claim cache.
+        await client.patch(SANDBOX_WARM_POOLS, ns, 'pool', {
+          type: 'merge',
+          body: { spec: { replicas: 2 } },
+        });
+        // The stale pass stamps first-observed again (its copy lacks it): proof that it ran.
+        await eventually(() =>
+          w.gate.writes
+            .slice(mark)
+            .some(
+              (x) =>
+                CLAIM_C.test(x.path) &&
+                x.raw.includes(Annotations.ControllerFirstObservedAt) &&
+                x.status !== 0,
+            )
+            ? true
+            : undefined,
+        );
+        const claimWrites = w.gate.writes
+          .slice(mark)
+          .filter((x) => /\/sandboxclaims\/c(\/status)?(\?|$)/.test(x.path));
+        expect(claimWrites.filter((x) => x.method === 'PUT')).toEqual([]);
+        for (const s of statusWrites(w, mark)) {
+          expect(s.ready?.status).toBe('True');
+        }
+        expect(
+          w.gate.writes.slice(mark).filter((x) => x.method === 'POST' && x.name === 'c'),
+        ).toEqual([]);
+        expect(
+          w.gate.writes
+            .slice(mark)
+            .filter((x) => x.method === 'PATCH' && ADOPTION_BODY.test(x.raw)),
+        ).toEqual([]);
+        pause.resume();
+        const after = await claimWhere(client, ns, 'c', readyOn(name));
+        expect(after.metadata.annotations?.[Annotations.SandboxName]).toBe(name);
         const owned = (await client.list<Sandbox>(SANDBOXES, ns)).items.filter(
           (s) => controller(s) === 'SandboxClaim',
         );

@@ -111,6 +111,8 @@ export interface GateWorld {
   readonly gate: ClaimGate;
   /** Starts `agent-sandbox controller --extensions` behind the gate. */
   start(flags?: string[]): Promise<ManagerProcess>;
+  /** SIGKILLs the manager started last. */
+  kill(): Promise<void>;
   /** The /metrics text of the manager started last. */
   scrape(): Promise<string>;
   /** A Ready pool of `n` behind a started manager; returns the members' names. */
@@ -152,6 +154,9 @@ export function useGateWorld(target: TestTarget, prefix: string): GateWorld {
       managers.push(m);
       await m.serving;
       return m;
+    },
+    kill: async () => {
+      await managers.at(-1)?.kill();
     },
     scrape: async () => {
       const last = managers.at(-1);
