@@ -147,6 +147,34 @@ export function defineClaimConflictScenarios(target: TestTarget): void {
       });
     });
 
+    describe.concurrent('TestGetCandidateRequeuesUnnetworkedWarmPoolSandboxes', () => {
+      it('TestGetCandidateRequeuesUnnetworkedWarmPoolSandboxes: a member skipped for lacking pod IPs is pushed back, not discarded; once networked the next claim adopts it', async () => {
+        await createPool(world, newPool(world.ns, 'requeued', 'tpl-scripted', { replicas: 1 }));
+        const [member] = await eventually(async () => {
+          const m = await listMembers(world, 'requeued');
+          return m.length === 1 ? m : undefined;
+        });
+        const name = member?.metadata.name ?? '';
+        await createClaim(world, newClaim(world.ns, 'requeue-cold', 'requeued'));
+        const cold = await where<ClaimObject>(
+          world,
+          SANDBOX_CLAIMS,
+          'requeue-cold',
+          (c) => c.status?.sandbox?.name !== undefined,
+        );
+        expect(cold.status?.sandbox?.name).toBe('requeue-cold');
+        await eventually(() =>
+          setPodStatus(world.client, world.ns, name, runningPodStatus('10.244.8.9')).then(
+            () => true,
+          ),
+        );
+        await where<SandboxObj>(world, SANDBOXES, name, (x) => (x.status?.podIPs?.length ?? 0) > 0);
+        await createClaim(world, newClaim(world.ns, 'requeue-warm', 'requeued'));
+        const warm = await readyClaim('requeue-warm');
+        expect(warm.status?.sandbox?.name).toBe(name);
+      });
+    });
+
     describe.concurrent('TestSandboxClaimLegacyLabelMigration', () => {
       it('TestSandboxClaimLegacyLabelMigration: an assignment in the deprecated label is adopted and moves to the annotation', async () => {
         await createPool(world, newPool(world.ns, 'legacy', 'tpl', { replicas: 1 }));
