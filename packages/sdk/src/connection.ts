@@ -10,6 +10,7 @@ import { checkDnsLabel, checkDnsSubdomain, checkPort } from './validation.ts';
 export const SDK_NAME = '@agent-sandbox/sdk';
 export const SDK_VERSION = '0.1.0';
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface DataPlaneTarget {
   /** Set: every data-plane call goes through this router. */
@@ -18,6 +19,8 @@ export interface DataPlaneTarget {
   sandboxDomain: string | undefined;
   restPort: number;
   grpcPort: number;
+  /** Deadline for reaching the daemon and starting a command (ConnectionOptions.connectTimeoutMs). */
+  connectTimeoutMs: number;
 }
 
 /** Everything a Sandbox handle needs to talk to the control and data planes. */
@@ -38,10 +41,12 @@ export function resolveConnection(options: ConnectionOptions, env: Env): Connect
     options.requestTimeoutMs ??
     numberFromEnv(env, 'AGENT_SANDBOX_REQUEST_TIMEOUT_MS') ??
     DEFAULT_REQUEST_TIMEOUT_MS;
-  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0)
-    throw new InvalidArgumentError(
-      `requestTimeoutMs ${requestTimeoutMs} must be a whole number of milliseconds > 0`,
-    );
+  checkPositiveMs('requestTimeoutMs', requestTimeoutMs);
+  const connectTimeoutMs =
+    options.connectTimeoutMs ??
+    numberFromEnv(env, 'AGENT_SANDBOX_CONNECT_TIMEOUT_MS') ??
+    DEFAULT_CONNECT_TIMEOUT_MS;
+  checkPositiveMs('connectTimeoutMs', connectTimeoutMs);
   const routerUrl = options.routerUrl ?? (env['AGENT_SANDBOX_ROUTER_URL'] || undefined);
   if (routerUrl !== undefined) checkHttpUrl('routerUrl', routerUrl);
   const sandboxDomain = options.sandboxDomain ?? (env['AGENT_SANDBOX_SANDBOX_DOMAIN'] || undefined);
@@ -51,6 +56,7 @@ export function resolveConnection(options: ConnectionOptions, env: Env): Connect
     sandboxDomain: sandboxDomain?.toLowerCase(),
     restPort: checkPort('sandboxdPorts.rest', options.sandboxdPorts?.rest ?? SANDBOXD_REST_PORT),
     grpcPort: checkPort('sandboxdPorts.grpc', options.sandboxdPorts?.grpc ?? SANDBOXD_GRPC_PORT),
+    connectTimeoutMs,
   };
   const provider = options.tracerProvider ?? trace.getTracerProvider();
   let kube: KubeClient;
@@ -116,6 +122,11 @@ function numberFromEnv(env: Env, name: string): number | undefined {
   const n = Number(raw);
   if (!Number.isFinite(n)) throw new ConfigError(`${name}=${raw} is not a number`);
   return n;
+}
+
+function checkPositiveMs(name: string, value: number): void {
+  if (!Number.isInteger(value) || value <= 0)
+    throw new InvalidArgumentError(`${name} ${value} must be a whole number of milliseconds > 0`);
 }
 
 function checkHttpUrl(name: string, value: string): void {

@@ -63,6 +63,13 @@ export interface ConnectionOptions {
    * @default env AGENT_SANDBOX_REQUEST_TIMEOUT_MS, then 30_000
    */
   requestTimeoutMs?: number;
+  /**
+   * How long a command may take to reach the sandbox's daemon and start (connection, HTTP/2
+   * handshake, spawn), in ms; past it the call fails naming the sandbox and the address instead
+   * of waiting out the command's own time limit.
+   * @default env AGENT_SANDBOX_CONNECT_TIMEOUT_MS, then 10_000
+   */
+  connectTimeoutMs?: number;
   /** Spans go to this provider. @default the global OpenTelemetry provider (no-op without an SDK) */
   tracerProvider?: TracerProvider;
   /**

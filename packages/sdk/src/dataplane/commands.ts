@@ -10,11 +10,11 @@ import {
 } from '@agent-sandbox/protocol';
 import * as grpc from '@grpc/grpc-js';
 import type { Tracer } from '@opentelemetry/api';
-import { AbortedError, ServerError, TimeoutError } from '../errors.ts';
+import { AbortedError, ConnectionError, ServerError, TimeoutError } from '../errors.ts';
 import { withSpan } from '../tracing.ts';
 import type { CommandHandle, CommandResult, CommandRunOptions, Commands } from '../types.ts';
 import { checkEnv, checkTimeoutMs } from '../validation.ts';
-import type { SandboxEndpoint } from './endpoint.ts';
+import type { GrpcTarget, SandboxEndpoint } from './endpoint.ts';
 import { grpcError, unary, type ServiceClient } from './grpc.ts';
 import { retryRefused } from './refused.ts';
 
@@ -71,11 +71,26 @@ export class SandboxCommands implements Commands {
   }
 }
 
+/**
+ * The message for a Start that got no `init` frame within the connect deadline: the daemon is
+ * unreachable (no HTTP/2 connection) or connected and silent. Either way, waiting out the
+ * command's own time limit would only hide it.
+ */
+function stalledStart(target: GrpcTarget, command: string): string {
+  const connected =
+    target.client.getChannel().getConnectivityState(false) === grpc.connectivityState.READY;
+  const what = connected
+    ? `its daemon at ${target.address} is connected but did not start the command`
+    : `no connection to its daemon at ${target.address}`;
+  return `sandbox ${target.sandboxName}: ${what} within ${target.connectTimeoutMs} ms (${command}); check it with sandbox.info() or agent-sandbox get ${target.sandboxName}, or raise connectTimeoutMs`;
+}
+
 async function start(
-  client: ServiceClient,
+  target: GrpcTarget,
   command: string,
   options: CommandRunOptions & { background?: boolean; timeoutMs: number },
 ): Promise<CommandHandle> {
+  const { client } = target;
   const metadata = new grpc.Metadata();
   if (options.background) metadata.set(DETACH_METADATA, 'true');
   const request = {
@@ -100,6 +115,11 @@ async function start(
   let pid: number | undefined;
   let exited = false;
   let aborted = false;
+  let stalled: string | undefined;
+  const startDeadline = setTimeout(() => {
+    stalled = stalledStart(target, command);
+    call.cancel();
+  }, target.connectTimeoutMs);
   let onPid: (pid: number) => void = () => undefined;
   let onFail: (err: Error) => void = () => undefined;
   const started = new Promise<number>((resolve, reject) => {
@@ -124,6 +144,7 @@ async function start(
   const finished = new Promise<CommandResult>((resolve, reject) => {
     call.on('data', (event: StartEvent) => {
       if ('init' in event && event.init) {
+        clearTimeout(startDeadline);
         pid = event.init.process_id;
         onPid(pid);
         if (!options.stdin) void closeStdin(client, pid).catch(() => undefined);
@@ -141,11 +162,13 @@ async function start(
       }
     });
     call.on('error', (err: grpc.ServiceError) => {
+      clearTimeout(startDeadline);
       // A detached (background) command outlives its stream: its time limit must kill it.
       if (err.code === grpc.status.DEADLINE_EXCEEDED && options.background)
         void kill().catch(() => undefined);
-      const e =
-        err.code === grpc.status.DEADLINE_EXCEEDED
+      const e = stalled
+        ? new ConnectionError(stalled, { cause: err })
+        : err.code === grpc.status.DEADLINE_EXCEEDED
           ? new TimeoutError(`command timed out after ${options.timeoutMs} ms: ${command}`, {
               cause: err,
             })
@@ -155,9 +178,10 @@ async function start(
       onFail(e);
       reject(e);
     });
-    call.on('end', () =>
-      reject(new ServerError(`run ${command}: the daemon ended the stream without an exit event`)),
-    );
+    call.on('end', () => {
+      clearTimeout(startDeadline);
+      reject(new ServerError(`run ${command}: the daemon ended the stream without an exit event`));
+    });
   });
   finished.catch(() => undefined); // surfaced through wait()
   options.signal?.addEventListener(
@@ -171,6 +195,7 @@ async function start(
     { once: true },
   );
   if (options.signal?.aborted) {
+    clearTimeout(startDeadline);
     call.cancel();
     throw new AbortedError(`command aborted before it started: ${command}`);
   }

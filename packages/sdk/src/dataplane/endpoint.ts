@@ -12,6 +12,15 @@ export interface RestTarget {
   headers: Record<string, string>;
 }
 
+/** A gRPC client bound to one daemon, with what error messages name. */
+export interface GrpcTarget {
+  client: ServiceClient;
+  /** host:port of the daemon. */
+  address: string;
+  sandboxName: string;
+  connectTimeoutMs: number;
+}
+
 export class SandboxEndpoint {
   readonly #conn: Connection;
   readonly #sandboxName: string;
@@ -56,7 +65,7 @@ export class SandboxEndpoint {
   }
 
   /** A gRPC client of `service` on the Pod IP (the router carries no gRPC). */
-  async grpc(service: Parameters<typeof serviceClient>[1], what: string): Promise<ServiceClient> {
+  async grpc(service: Parameters<typeof serviceClient>[1], what: string): Promise<GrpcTarget> {
     if (this.#conn.dataPlane.routerUrl)
       throw new UnsupportedError(
         `${what} needs sandboxd's gRPC API, which the router does not carry; run where the Pod IP is reachable (no routerUrl / AGENT_SANDBOX_ROUTER_URL)`,
@@ -68,7 +77,12 @@ export class SandboxEndpoint {
       client = serviceClient(address, service);
       this.#clients.set(key, client);
     }
-    return client;
+    return {
+      client,
+      address,
+      sandboxName: this.#sandboxName,
+      connectTimeoutMs: this.#conn.dataPlane.connectTimeoutMs,
+    };
   }
 
   /** Forget the Pod IP (and the clients bound to it): the next call reads it again. */

@@ -132,7 +132,7 @@ export class SandboxFiles implements Files {
     onEvent: (event: FileWatchEvent) => void,
     options: WatchOptions = {},
   ): Promise<WatchHandle> {
-    const client = await this.#endpoint.grpc(WATCHER_SERVICE, 'files.watch');
+    const { client } = await this.#endpoint.grpc(WATCHER_SERVICE, 'files.watch');
     return new Promise((resolve, reject) => {
       const call = (client['WatchDir'] as (r: object) => grpc.ClientReadableStream<FileEvent>).call(
         client,
