@@ -1,0 +1,202 @@
+// Benchmark: what a user of @agent-sandbox/sdk waits for (issue 13) — a warm `Sandbox.create()`
+// from a pool to the first output of a command, and a cold create from a template (no pool) to
+// its first output, against a real `agent-sandbox up` (its own process, data dir and bridge),
+// beside the node agent's spawn floor measured in the same run: a bare `runc run` of the same
+// image's root. Prints a table and the ratios, writes bench/results/sdk-<timestamp>.json and .png.
+//
+//   npm run bench:sdk -- [--claims 30] [--cold 5] [--pool 3]
+import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
+import { buildTestImage } from '@agent-sandbox/kubelet/testing';
+import { startUp, stopUp, upLeaks, upNetwork } from '@agent-sandbox/local/testing';
+import { Sandbox, type ConnectionOptions } from '@agent-sandbox/sdk';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { percentiles, type Percentiles } from '../claims/stats.ts';
+import { floors, timeToOutput } from '../node/floors.ts';
+import { writeBarsPng } from '../node/plot.ts';
+import { applyBenchPool, untilPoolReady } from './pool.ts';
+
+const { values } = parseArgs({
+  options: {
+    claims: { type: 'string', default: '30' },
+    cold: { type: 'string', default: '5' },
+    pool: { type: 'string', default: '3' },
+  },
+});
+const positive = (flag: string, v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`--${flag}: expected a positive whole number, got "${v}"`);
+  return n;
+};
+const claims = positive('claims', values.claims);
+const coldRounds = positive('cold', values.cold);
+const poolSize = positive('pool', values.pool);
+const log = (m: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
+const IMAGE = 'localhost/bench/busybox:v1';
+const POOL = 'bench';
+const load0 = loadavg()[0] ?? NaN;
+
+/** One create → first output, split where the SDK's calls split. */
+interface Sample {
+  /** Sandbox.create() resolved (claim written, Ready seen). */
+  createMs: number;
+  /** → the command's first stdout chunk (Pod IP read, gRPC connect, Start, spawn). */
+  firstOutputMs: number;
+  /** A second command on the same handle: Start → first output on a connected channel. */
+  againMs: number;
+}
+
+async function createToOutput(conn: ConnectionOptions, source: object): Promise<Sample> {
+  const t0 = performance.now();
+  const sandbox = await Sandbox.create({ ...conn, ...source });
+  try {
+    const createMs = performance.now() - t0;
+    const firstOutputMs = await untilOutput(sandbox);
+    const t1 = performance.now();
+    await untilOutput(sandbox);
+    return { createMs, firstOutputMs: firstOutputMs - t0, againMs: performance.now() - t1 };
+  } finally {
+    await sandbox.kill();
+    await sandbox.close();
+  }
+}
+
+/** Runs `echo hi`; resolves with the time its output arrived (the exit may come later). */
+async function untilOutput(sandbox: Sandbox): Promise<number> {
+  let at = NaN;
+  const r = await sandbox.commands.run('echo hi', {
+    onStdout: () => (at = Number.isNaN(at) ? performance.now() : at),
+  });
+  if (r.stdout !== 'hi\n') throw new Error(`echo hi printed ${JSON.stringify(r)}`);
+  return at;
+}
+
+/** A failed round is counted and reported, not measured, and does not end the run. */
+const failures: string[] = [];
+async function sampleInto(
+  out: Sample[],
+  kind: string,
+  round: () => Promise<Sample>,
+): Promise<void> {
+  try {
+    out.push(await round());
+  } catch (err: unknown) {
+    const message = `${kind}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
+    failures.push(message);
+    log(`FAILED ${message}`);
+  }
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'asb-bench-sdk-'));
+const dataDir = join(dir, 'up');
+const network = upNetwork('asbk', 219);
+const result: Record<string, Percentiles | undefined> = {};
+let leaks: string[];
+// The node agent of `up` reads its images from <data dir>/node/images: load the image first.
+const store = new ImageStore(join(dataDir, 'node', 'images'));
+const record = await loadOciLayout(
+  store,
+  (await buildTestImage(join(dir, 'build'))).layoutDir,
+  IMAGE,
+);
+const rootfs = await store.rootfs(record);
+log('starting agent-sandbox up');
+const up = await startUp({ dataDir, network, timeoutMs: 180_000 });
+try {
+  const { kubeconfig } = up.endpoints();
+  const conn: ConnectionOptions = { kubeconfig, namespace: 'default', hostEnv: {} };
+  const kube = await applyBenchPool(kubeconfig, POOL, IMAGE, poolSize);
+  try {
+    await untilPoolReady(kube, POOL, poolSize);
+    log('pool ready; floors');
+    for (const f of (await floors(rootfs, dir)).filter((x) => x.name !== 'runsc do')) {
+      await timeToOutput(f.file, f.args); // warm the page cache
+      const ms: number[] = [];
+      for (let i = 0; i < 10; i++) ms.push(await timeToOutput(f.file, f.args));
+      result[`floor ${f.name}`] = percentiles(ms);
+    }
+    // One untimed round so the SDK's and the daemon's code is loaded and compiled.
+    await untilPoolReady(kube, POOL, poolSize);
+    await sampleInto([], 'warm-up', () => createToOutput(conn, { warmPool: POOL }));
+    const warm: Sample[] = [];
+    for (let i = 0; i < claims; i++) {
+      // Sized to keep up: each claim finds a full pool (refills are not what is measured).
+      await untilPoolReady(kube, POOL, poolSize);
+      await sampleInto(warm, 'warm', () => createToOutput(conn, { warmPool: POOL }));
+      if (i % 10 === 9) log(`warm ${i + 1}/${claims}`);
+    }
+    const cold: Sample[] = [];
+    for (let i = 0; i < coldRounds; i++)
+      await sampleInto(cold, 'cold', () => createToOutput(conn, { template: POOL }));
+    for (const [name, s] of [
+      ['warm', warm],
+      ['cold', cold],
+    ] as const) {
+      result[`${name} create → first output`] = percentiles(s.map((x) => x.firstOutputMs));
+      result[`${name} create() → Ready`] = percentiles(s.map((x) => x.createMs));
+      result[`${name} Ready → first output`] = percentiles(
+        s.map((x) => x.firstOutputMs - x.createMs),
+      );
+      result[`${name} 2nd command → output`] = percentiles(s.map((x) => x.againMs));
+    }
+  } finally {
+    await kube.close();
+  }
+} finally {
+  const code = await stopUp(up);
+  leaks = upLeaks(dataDir, network);
+  if (code !== 0) log(`up exited with ${code}`);
+  await rm(dir, { recursive: true, force: true });
+}
+
+const p = (k: string, q: 'p50' | 'p99'): number => result[k]?.[q] ?? NaN;
+const floor = p('floor runc run', 'p50');
+const ratios: Record<string, number> = {
+  'warm p50 / runc run floor': p('warm create → first output', 'p50') / floor,
+  'warm p99 / runc run floor': p('warm create → first output', 'p99') / floor,
+  'cold p50 / runc run floor': p('cold create → first output', 'p50') / floor,
+};
+const targets = {
+  'warm p50 ≤ 50 ms': p('warm create → first output', 'p50') <= 50,
+  'warm p99 ≤ 150 ms': p('warm create → first output', 'p99') <= 150,
+};
+const machine = { cpus: cpus().length, loadavgBefore: load0, loadavgAfter: loadavg()[0] ?? NaN };
+
+console.log('| measurement | n | p50 ms | p90 ms | p99 ms | max ms |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const [k, v] of Object.entries(result))
+  console.log(`| ${k} | ${v?.n} | ${v?.p50} | ${v?.p90} | ${v?.p99} | ${v?.max} |`);
+console.log('\n| ratio | value |\n| --- | --- |');
+for (const [k, v] of Object.entries(ratios)) console.log(`| ${k} | ${v.toFixed(1)} |`);
+console.log('\n| target | met |\n| --- | --- |');
+for (const [k, v] of Object.entries(targets)) console.log(`| ${k} | ${v ? 'yes' : 'no'} |`);
+console.log(
+  `\nload average ${machine.loadavgBefore.toFixed(1)} before, ${machine.loadavgAfter.toFixed(1)} after, ${machine.cpus} cores`,
+);
+if (failures.length > 0) console.log(`FAILED rounds (${failures.length}):\n${failures.join('\n')}`);
+if (leaks.length > 0) console.log(`LEAKED after up stopped: ${leaks.join(', ')}`);
+
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+mkdirSync(resultsDir, { recursive: true });
+const base = `${resultsDir}sdk-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+writeFileSync(
+  `${base}.json`,
+  JSON.stringify(
+    { claims, coldRounds, poolSize, machine, result, ratios, targets, failures, leaks },
+    null,
+    2,
+  ),
+);
+writeBarsPng(
+  `${base}.png`,
+  Object.entries(result).map(([k, v]) => ({
+    group: k.startsWith('floor') ? 0 : k.startsWith('warm') ? 1 : 2,
+    ms: v?.p50 ?? 0,
+  })),
+);
+console.log(`\n${base}.json\n${base}.png`);
