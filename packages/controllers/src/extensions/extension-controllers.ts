@@ -36,6 +36,8 @@ export interface ExtensionControllersOptions {
   disableClaimEvents?: boolean;
   /** `--disable-claim-observability-annotations`. @default false */
   disableClaimObservabilityAnnotations?: boolean;
+  /** The claim's IP-less warm candidate grace in ms (no flag upstream). @default 2000 */
+  claimWarmCandidateGraceMs?: number;
   clock?: Clock;
 }
 
@@ -58,6 +60,7 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
         ...defined('allowedLabelDomains', options.allowedLabelDomains),
         ...defined('disableEvents', options.disableClaimEvents),
         ...defined('disableObservabilityAnnotations', options.disableClaimObservabilityAnnotations),
+        ...defined('warmCandidateGraceMs', options.claimWarmCandidateGraceMs),
       }),
     );
   }

@@ -32,6 +32,8 @@ export interface SandboxClaimControllerOptions {
   allowedLabelDomains?: readonly string[];
   disableEvents?: boolean;
   disableObservabilityAnnotations?: boolean;
+  /** The IP-less warm candidate grace in ms (no flag upstream). @default 2000 */
+  warmCandidateGraceMs?: number;
   /** The warm queue (one per process). @default a new one */
   queue?: WarmSandboxQueue;
   clock?: Clock;
@@ -79,6 +81,9 @@ export function sandboxClaimController(options: SandboxClaimControllerOptions): 
     ...(options.disableEvents !== undefined ? { disableEvents: options.disableEvents } : {}),
     ...(options.disableObservabilityAnnotations !== undefined
       ? { disableObservabilityAnnotations: options.disableObservabilityAnnotations }
+      : {}),
+    ...(options.warmCandidateGraceMs !== undefined
+      ? { warmCandidateGraceMs: options.warmCandidateGraceMs }
       : {}),
     clock,
   });

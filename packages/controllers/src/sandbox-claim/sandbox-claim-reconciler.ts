@@ -97,6 +97,11 @@ export interface SandboxClaimReconcilerOptions {
   disableEvents?: boolean;
   /** `--disable-claim-observability-annotations`. @default false */
   disableObservabilityAnnotations?: boolean;
+  /**
+   * How long a young claim waits for an IP-less warm candidate before going cold (§12.4 step 6).
+   * Fixed upstream (no flag); tests on a loaded machine lengthen it. @default 2000
+   */
+  warmCandidateGraceMs?: number;
   clock?: Clock;
 }
 
@@ -384,7 +389,8 @@ export class SandboxClaimReconciler implements Reconciler {
         const seen =
           this.#o.firstSeen.get(`${ns}/${claimName}`, claim.metadata.uid ?? '') ??
           pass.now.getTime();
-        const left = WARM_CANDIDATE_GRACE_MS - (pass.now.getTime() - seen);
+        const grace = this.#o.warmCandidateGraceMs ?? WARM_CANDIDATE_GRACE_MS;
+        const left = grace - (pass.now.getTime() - seen);
         if (left > 0) return { claim, pendingMs: Math.min(PENDING_REQUEUE_MS, left) };
       }
     }

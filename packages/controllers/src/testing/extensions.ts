@@ -117,3 +117,55 @@ export async function poolSettled(
     timeoutMs,
   );
 }
+
+/** Waits until the pool lists exactly `count` members; returns them. */
+export async function poolMembers(
+  world: World,
+  pool: string,
+  count: number,
+): Promise<SandboxObj[]> {
+  return eventually(async () => {
+    const m = await listMembers(world, pool);
+    return m.length === count ? m : undefined;
+  });
+}
+
+export interface Arrivals {
+  /** When (test clock) each member's ADDED event arrived, by uid. */
+  readonly byUid: Map<string, number>;
+  /** Member names in the order of their ADDED events (the order an informer sees them). */
+  readonly names: string[];
+  /**
+   * Waits until the watch has delivered every uid: a watch may trail a list (the real
+   * kube-apiserver serves them from different places), so an object a list already shows can
+   * still be on its way here.
+   */
+  delivered(uids: readonly string[]): Promise<number[]>;
+  stop(): void;
+}
+
+/** Records when each member of `pool` first appeared on a watch, until stop(). */
+export function watchArrivals(world: World, pool: string): Arrivals {
+  const abort = new AbortController();
+  const byUid = new Map<string, number>();
+  const names: string[] = [];
+  void (async () => {
+    const events = world.client.watch<SandboxObj>(SANDBOXES, world.ns, {
+      signal: abort.signal,
+      labelSelector: `${Labels.WarmPoolSandbox}=${nameHash(pool)}`,
+    });
+    for await (const e of events) {
+      if (e.type !== 'ADDED') continue;
+      const uid = e.object.metadata.uid;
+      if (uid === undefined || byUid.has(uid)) continue;
+      byUid.set(uid, Date.now());
+      names.push(e.object.metadata.name ?? '');
+    }
+  })().catch(() => undefined);
+  const delivered = (uids: readonly string[]): Promise<number[]> =>
+    eventually(async () => {
+      const times = uids.map((u) => byUid.get(u));
+      return times.every((t) => t !== undefined) ? (times as number[]) : undefined;
+    }, 30_000);
+  return { byUid, names, delivered, stop: () => abort.abort() };
+}

@@ -3,7 +3,6 @@
 // manager flags it needs: --sandbox-warm-pool-replenish-delay, --sandbox-warm-pool-max-refill-rate
 // and a short --sandbox-warm-pool-readiness-grace-period. Lower bounds only: a loaded machine
 // makes the controller later, never earlier.
-import { Labels, nameHash } from '@agent-sandbox/api';
 import { EVENTS } from '@agent-sandbox/kube';
 import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import {
   newPool,
   newTemplate,
   poolSettled,
+  watchArrivals,
 } from '../../testing/extensions.ts';
 import {
   SCRIPTED_SCHEDULER,
@@ -34,41 +34,6 @@ const READINESS_GRACE_MS = 4_000;
 
 const live = (members: SandboxObj[]): SandboxObj[] =>
   members.filter((s) => s.metadata.deletionTimestamp === undefined);
-
-interface Arrivals {
-  /** When (test clock) each member's ADDED event arrived, by uid. */
-  readonly byUid: Map<string, number>;
-  /**
-   * Waits until the watch has delivered every uid: a watch may trail a list (the real
-   * kube-apiserver serves them from different places), so an object a list already shows can
-   * still be on its way here.
-   */
-  delivered(uids: readonly string[]): Promise<number[]>;
-  stop(): void;
-}
-
-/** Records when each member of `pool` first appeared on a watch, until stop(). */
-function watchArrivals(world: ScenarioWorld, pool: string): Arrivals {
-  const abort = new AbortController();
-  const byUid = new Map<string, number>();
-  void (async () => {
-    const events = world.client.watch<SandboxObj>(SANDBOXES, world.ns, {
-      signal: abort.signal,
-      labelSelector: `${Labels.WarmPoolSandbox}=${nameHash(pool)}`,
-    });
-    for await (const e of events) {
-      if (e.type !== 'ADDED') continue;
-      const uid = e.object.metadata.uid;
-      if (uid !== undefined && !byUid.has(uid)) byUid.set(uid, Date.now());
-    }
-  })().catch(() => undefined);
-  const delivered = (uids: readonly string[]): Promise<number[]> =>
-    eventually(async () => {
-      const times = uids.map((u) => byUid.get(u));
-      return times.every((t) => t !== undefined) ? (times as number[]) : undefined;
-    }, 30_000);
-  return { byUid, delivered, stop: () => abort.abort() };
-}
 
 const uids = (members: SandboxObj[]): string[] => members.map((s) => s.metadata.uid ?? '');
 
