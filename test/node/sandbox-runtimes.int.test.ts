@@ -191,10 +191,7 @@ const RUNTIMES: {
     scheme: 'bubblewrap',
     kernel: /^\d+\.\d+\.\d+/,
     pids: 'eagain',
-    skip: {
-      seccomp:
-        'bwrap 0.8 takes only compiled cBPF (--seccomp FD) and the node compiles none; capabilities alone refuse mount, modules and the like (ADR 0034)',
-    },
+    skip: {},
   },
 ];
 

@@ -490,10 +490,11 @@ describe('NodeAgent with bubblewrap', () => {
     const out = exec('bw-root', 'c', [
       'sh',
       '-c',
-      'id -u; grep ^CapEff /proc/self/status; echo 1 > /proc/sys/kernel/ns_last_pid; wc -c < /proc/keys; mount -t tmpfs x /mnt || echo no-mount',
+      'id -u; grep -E "^(CapEff|Seccomp):" /proc/self/status; echo 1 > /proc/sys/kernel/ns_last_pid; wc -c < /proc/keys; mount -t tmpfs x /mnt || echo no-mount',
     ]);
-    // runc's set (oci-spec.ts DEFAULT_CAPABILITIES): no CAP_SYS_ADMIN, no CAP_NET_ADMIN
-    expect(out.stdout).toBe('0\nCapEff:\t00000000a80425fb\n0\nno-mount\n');
+    // runc's set (oci-spec.ts DEFAULT_CAPABILITIES): no CAP_SYS_ADMIN, no CAP_NET_ADMIN; and the
+    // RuntimeDefault seccomp filter (mode 2)
+    expect(out.stdout).toBe('0\nCapEff:\t00000000a80425fb\nSeccomp:\t2\n0\nno-mount\n');
     expect(out.stderr).toMatch(/Read-only file system/);
     await remove('bw-root');
   });

@@ -93,6 +93,13 @@ describe('bwrapStartArgs', () => {
     expect(args.join(' ')).toContain('--setenv PATH /bin --setenv HOSTNAME p --setenv A b=c');
   });
 
+  it('loads the seccomp filter from the fd the caller opened, before the workload', () => {
+    const args = bwrapStartArgs(specFor(pod), { ...opts, seccompFd: 5 });
+    expect(after(args, '--seccomp')).toEqual(['5']);
+    expect(args.indexOf('--seccomp')).toBeLessThan(args.indexOf('--'));
+    expect(bwrapStartArgs(specFor(pod), opts)).not.toContain('--seccomp');
+  });
+
   it('turns the root read-only after the mount points exist (readOnlyRootFilesystem)', () => {
     const args = bwrapStartArgs(specFor(pod, true), opts);
     expect(args.slice(args.indexOf('--cap-drop') - 2, args.indexOf('--cap-drop'))).toEqual([

@@ -4,6 +4,7 @@
 // the kernel treats as root for /proc/sys and file ownership; runc's default model (host uids, a
 // reduced capability set, read-only /proc/sys, masked paths) is the one to match.
 import { InvalidArgumentError } from '../errors.ts';
+import type { SeccompProfile } from './seccomp-bpf.ts';
 
 export interface BwrapMount {
   destination: string;
@@ -31,6 +32,7 @@ export interface BwrapSpec {
     cgroupsPath?: string;
     maskedPaths?: string[];
     readonlyPaths?: string[];
+    seccomp?: SeccompProfile;
   };
 }
 
@@ -48,6 +50,8 @@ export interface BwrapArgsOptions {
   pathKind(path: string): 'file' | 'dir' | undefined;
   /** Host path of a static busybox (for non-root users); absent: only uid/gid 0 can run. */
   uidHelper?: string;
+  /** An fd the caller opened on the compiled seccomp filter (seccomp-bpf.ts); absent: none. */
+  seccompFd?: number;
 }
 
 /** Parses config.json, naming the first missing or malformed field. */
@@ -189,6 +193,7 @@ function processArgs(spec: BwrapSpec, argv: readonly string[], o: BwrapArgsOptio
     ...mountArgs(spec, o, helper),
     ...capArgs(spec, helper),
     ...envArgs(spec),
+    ...(o.seccompFd !== undefined ? ['--seccomp', `${o.seccompFd}`] : []),
     '--chdir',
     spec.process.cwd,
     '--',

@@ -18,6 +18,7 @@ import {
   type BwrapSpec,
 } from './bwrap-args.ts';
 import { cgroupDirs, hostCgroupMode, joinCgroupScript } from './cgroup-limits.ts';
+import { compileSeccomp } from './seccomp-bpf.ts';
 import type {
   ContainerProcess,
   ContainerRuntime,
@@ -44,6 +45,8 @@ interface Running {
   /** Host pid of the container's PID 1, once bwrap reported it. */
   pid?: number;
   exited: boolean;
+  /** The compiled seccomp filter in the bundle, loaded by every bwrap of this container. */
+  seccompFile: string | undefined;
   /** The state file write, awaited by remove() so that no file outlives its container. */
   recorded: Promise<void>;
 }
@@ -65,6 +68,15 @@ const pathKind = (p: string): 'file' | 'dir' | undefined => {
 
 /** The fd the exec shell opens the container's PID namespace on, for bwrap --pidns. */
 const PIDNS_FD = 4;
+/** The fd the shells open the compiled seccomp filter on, for bwrap --seccomp. */
+const SECCOMP_FD = 5;
+
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Shell steps that open what bwrap reads from fds (the seccomp filter). */
+function openFds(running: Pick<Running, 'seccompFile'>): string[] {
+  return running.seccompFile ? [`exec ${SECCOMP_FD}< ${shellQuote(running.seccompFile)}`] : [];
+}
 
 /** `sh -c` prologue: join the container's cgroups and OOM score, then exec the rest. */
 function launchScript(spec: BwrapSpec, extra: readonly string[] = []): string {
@@ -100,10 +112,11 @@ export class BwrapRuntime implements ContainerRuntime {
     return limit < 0 ? limit : limit + 1;
   }
 
-  #argsOptions(): BwrapArgsOptions {
+  #argsOptions(running: Pick<Running, 'seccompFile'>): BwrapArgsOptions {
     return {
       pathKind,
       ...(existsSync(this.#o.uidHelper) ? { uidHelper: this.#o.uidHelper } : {}),
+      ...(running.seccompFile ? { seccompFd: SECCOMP_FD } : {}),
     };
   }
 
@@ -113,6 +126,11 @@ export class BwrapRuntime implements ContainerRuntime {
       return {
         available: false,
         reason: `${this.#o.binary} is not runnable (${r.stderr.trim() || `exit ${r.code}`}); ${INSTALL_HINT}`,
+      };
+    if (process.arch !== 'x64')
+      return {
+        available: false,
+        reason: `the bubblewrap runtime's seccomp filter is compiled for x86_64 only (this node: ${process.arch})`,
       };
     if (process.getuid?.() !== 0)
       return {
@@ -129,14 +147,22 @@ export class BwrapRuntime implements ContainerRuntime {
     const config = parseBwrapSpec(
       JSON.parse(await readFile(join(spec.bundleDir, 'config.json'), 'utf8')),
     );
-    const args = bwrapStartArgs(config, this.#argsOptions());
+    const profile = config.linux?.seccomp;
+    const seccompFile = profile ? join(spec.bundleDir, 'seccomp.bpf') : undefined;
+    if (profile && seccompFile) await writeFile(seccompFile, compileSeccomp(profile));
+    const running: Running = {
+      spec: config,
+      seccompFile,
+      exited: false,
+      recorded: Promise.resolve(),
+    };
+    const args = bwrapStartArgs(config, this.#argsOptions(running));
     const netns = netnsPathOf(config);
     const argv = [...(netns ? ['nsenter', `--net=${netns}`, '--'] : []), this.#o.binary, ...args];
     await mkdir(this.#o.stateDir, { recursive: true });
-    const running: Running = { spec: config, exited: false, recorded: Promise.resolve() };
     let reported: number | undefined;
     const { child, process } = await spawnForeground(
-      ['/bin/sh', '-c', launchScript(config), 'bwrap-launch', ...argv],
+      ['/bin/sh', '-c', launchScript(config, openFds(running)), 'bwrap-launch', ...argv],
       {
         id: spec.id,
         stdin: spec.stdin,
@@ -185,7 +211,7 @@ export class BwrapRuntime implements ContainerRuntime {
       file: '/bin/sh',
       args: [
         '-c',
-        launchScript(spec, [pidns]),
+        launchScript(spec, [pidns, ...openFds(running)]),
         'bwrap-exec',
         'nsenter',
         `--target=${running.pid}`,
@@ -197,7 +223,7 @@ export class BwrapRuntime implements ContainerRuntime {
         this.#o.binary,
         '--pidns',
         `${PIDNS_FD}`,
-        ...bwrapExecArgs(spec, argv, opts.tty, this.#argsOptions()),
+        ...bwrapExecArgs(spec, argv, opts.tty, this.#argsOptions(running)),
       ],
       env: PATH_ENV,
     };
