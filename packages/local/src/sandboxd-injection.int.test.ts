@@ -1,6 +1,6 @@
 // The node agent with the in-sandbox daemon injected (as `up` runs it): a busybox Pod that knows
 // nothing of the daemon serves the legacy runtime on 8888 inside its network namespace — under
-// runc and gVisor — running busybox's own sh; a workload's own port 8080 stays the workload's;
+// runc, gVisor and bubblewrap — running busybox's own sh; a workload's own port 8080 stays the workload's;
 // the opt-out annotation leaves a Pod without it;
 // the daemon dies with its container (the leak check finds nothing).
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
@@ -13,6 +13,7 @@ import {
   NodeAgent,
   RUNTIME_CLASSES,
   RegistryClient,
+  bwrapRuntime,
   hostNodeFacts,
   loadOciLayout,
   runcRuntime,
@@ -47,7 +48,11 @@ beforeAll(async () => {
   agent = new NodeAgent({
     client,
     facts: hostNodeFacts('node-sbxd'),
-    runtimes: [runcRuntime(join(dir, 'runc')), runscRuntime(join(dir, 'runsc'))],
+    runtimes: [
+      runcRuntime(join(dir, 'runc')),
+      runscRuntime(join(dir, 'runsc')),
+      bwrapRuntime(join(dir, 'bwrap')),
+    ],
     network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
     images: new ImageService(store, new RegistryClient()),
     dataDir: join(dir, 'node'),
@@ -56,12 +61,16 @@ beforeAll(async () => {
     podDaemon: injection.daemon,
   });
   await agent.start();
-  await client.create(RUNTIME_CLASSES, {
-    apiVersion: 'node.k8s.io/v1',
-    kind: 'RuntimeClass',
-    metadata: { name: 'gvisor' },
-    handler: 'runsc',
-  } as KubeObject);
+  for (const [name, handler] of [
+    ['gvisor', 'runsc'],
+    ['bubblewrap', 'bubblewrap'],
+  ])
+    await client.create(RUNTIME_CLASSES, {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name },
+      handler,
+    } as KubeObject);
 }, 60_000);
 
 afterAll(async () => {
@@ -69,7 +78,7 @@ afterAll(async () => {
   const leaks = dir
     ? findLeaks({
         dataDir: dir,
-        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc')],
+        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc'), join(dir, 'bwrap')],
         netnsPrefix: NETNS_PREFIX,
       })
     : [];
@@ -142,10 +151,10 @@ async function execute(name: string, command: string): Promise<unknown> {
 }
 
 describe('sandboxd injected by the node agent', () => {
-  for (const runtime of ['runc', 'gvisor'])
+  for (const runtime of ['runc', 'gvisor', 'bubblewrap'])
     it(`serves the legacy runtime in a busybox Pod under ${runtime}`, async () => {
       const name = `daemon-${runtime}`;
-      await runningPod(name, runtime === 'gvisor' ? { runtimeClassName: 'gvisor' } : {});
+      await runningPod(name, runtime === 'runc' ? {} : { runtimeClassName: runtime });
       expect(JSON.parse(await untilServing(name))).toEqual({
         status: 'ok',
         message: 'Sandbox Runtime is active.',
