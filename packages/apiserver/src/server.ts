@@ -117,6 +117,8 @@ export const ROUTED_METHODS: ReadonlySet<string> = new Set([
 
 /** Verbs whose answer is a list (or a stream of list items). */
 const LIST_VERBS: ReadonlySet<string> = new Set(['list', 'watch', 'deletecollection']);
+/** The verbs kube routes on a status subresource: anything else must not reach the object. */
+const STATUS_VERBS: ReadonlySet<string> = new Set(['get', 'update', 'patch']);
 
 /** A GET's answer as a HEAD's: status and headers, the body (a watch stream, too) cancelled. */
 function withoutBody(response: Response): Response {
@@ -463,6 +465,10 @@ export class ApiServer {
     if (req.subresource !== undefined && req.subresource !== 'status')
       throw methodNotAllowed(req.verb, r);
     if (req.subresource === 'status' && !r.hasStatus) return notFoundPage();
+    // A DELETE (or POST) of …/status would otherwise act on the object itself. go-restful has
+    // no route for it (405, no kind); the apiextensions handler names the verb and kind.
+    if (req.subresource === 'status' && !STATUS_VERBS.has(req.verb))
+      throw r.crd ? methodNotAllowed(req.verb, r) : unroutableMethod();
     if (!r.verbs.includes(req.verb) && req.subresource === undefined)
       throw methodNotAllowed(req.verb, r);
     negotiateOutput(request.headers.get('accept'), {

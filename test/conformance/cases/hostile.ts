@@ -272,3 +272,25 @@ HOSTILE_CASES.push({
     record('pods written', left.items?.length);
   },
 });
+
+HOSTILE_CASES.push({
+  name: 'hostile: verbs a status subresource has no route for',
+  async run(t, ns, record) {
+    // Found by the fuzzer: `DELETE …/configmaps/../status` is `DELETE /namespaces/<ns>/status`,
+    // which must not delete the namespace.
+    const paths = [
+      `/api/v1/namespaces/${ns}/status`,
+      `/api/v1/namespaces/${ns}/pods/nosuch/status`,
+      `/api/v1/namespaces/${ns}/configmaps/nosuch/status`,
+      `/apis/agents.x-k8s.io/v1beta1/namespaces/${ns}/sandboxes/nosuch/status`,
+    ];
+    for (const path of paths)
+      for (const method of ['DELETE', 'POST'])
+        record(`${method} ${path}`, brief(await t.requestOnce(method, path, { body: {} })));
+    record(
+      'DELETE with a dot-dot path',
+      brief(await t.requestOnce('DELETE', `/api/v1/namespaces/${ns}/configmaps/../status`)),
+    );
+    record('namespace still there', (await t.request('GET', `/api/v1/namespaces/${ns}`)).status);
+  },
+});
