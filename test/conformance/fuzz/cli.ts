@@ -1,16 +1,31 @@
-// `npm run fuzz -- [--runs N] [--seed S]`: the differential fuzzer (fuzz.cluster.test.ts) for a
-// longer run than CI's, against the harness cluster (started or reused) and an embedded server.
+// `npm run fuzz -- [--runs N] [--seed S] [--max-rss-mib M]`: the differential fuzzer
+// (fuzz.cluster.test.ts) for a longer run than CI's, against the harness cluster (started or
+// reused) and an embedded server in its own process; it prints both servers' RSS and fails when
+// the embedded server's peak passes M MiB (default: the suite's DEFAULT_MAX_RSS_MIB).
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5000' }, seed: { type: 'string' } },
+  options: {
+    runs: { type: 'string', default: '5000' },
+    seed: { type: 'string' },
+    'max-rss-mib': { type: 'string' },
+  },
 });
-const env: NodeJS.ProcessEnv = { ...process.env, FUZZ_RUNS: values.runs };
-if (values.seed !== undefined) env['FUZZ_SEED'] = values.seed;
+const env: NodeJS.ProcessEnv = { ...process.env, FUZZ_RUNS: wholeNumber('runs', values.runs) };
+if (values.seed !== undefined) env['FUZZ_SEED'] = wholeNumber('seed', values.seed);
+const maxRss = values['max-rss-mib'];
+if (maxRss !== undefined) env['FUZZ_MAX_RSS_MIB'] = wholeNumber('max-rss-mib', maxRss, 1);
 const run = spawnSync(
   'npx',
   ['vitest', 'run', '--project', 'cluster', 'test/conformance/fuzz/fuzz.cluster.test.ts'],
   { stdio: 'inherit', env },
 );
 process.exit(run.status ?? 1);
+
+/** `text` if it is a whole number ≥ `min`; else exits naming the flag. */
+function wholeNumber(flag: string, text: string, min = 0): string {
+  if (/^\d+$/.test(text) && Number(text) >= min) return text;
+  console.error(`--${flag} must be a whole number ≥ ${min}, got ${JSON.stringify(text)}`);
+  process.exit(2);
+}
