@@ -199,7 +199,7 @@ async function admitted(
   const method = req.method ?? 'GET';
   const cls = classify(method, url);
   const release = ctx.limiter.acquire(cls);
-  if (!release) return { response: statusBody(tooManyRequests().status), release: () => {} };
+  if (!release) return { response: tooManyRequests(), release: () => {} };
   const handled = server.handle(toRequest(req, url, abort.signal), abort.signal, method);
   const timeoutMs = cls === 'long-running' ? 0 : ctx.requestTimeoutMs;
   try {

@@ -4,10 +4,10 @@
 // from both, and real kubectl is answered while 200 slowloris sockets and a watch flood hold on.
 import { execFile } from 'node:child_process';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSocket } from './testing/raw-http.ts';
+import { slowloris } from './testing/slowloris.ts';
 import { startTestApiServer, type TestApiServer } from './testing/test-server.ts';
 
 const run = promisify(execFile);
@@ -20,32 +20,6 @@ afterEach(async () => {
   await s?.close();
   s = undefined;
 });
-
-/** Sockets that send a request head one byte at a time and never finish it. */
-function slowloris(url: string, count: number): { open: () => number; stop: () => void } {
-  const head = `GET ${CM} HTTP/1.1\r\nHost: x\r\n` + 'X-Pad: a\r\n'.repeat(1000);
-  const sockets: { socket: Socket; at: number; closed: boolean }[] = [];
-  for (let i = 0; i < count; i++) {
-    const entry = { socket: openSocket(url), at: 0, closed: false };
-    entry.socket.on('error', () => undefined);
-    entry.socket.on('close', () => (entry.closed = true));
-    sockets.push(entry);
-  }
-  const timer = setInterval(() => {
-    for (const e of sockets) {
-      if (e.closed || !e.socket.writable) continue;
-      e.socket.write(head[e.at % head.length] as string);
-      e.at += 1;
-    }
-  }, 100);
-  return {
-    open: () => sockets.filter((e) => !e.closed).length,
-    stop: () => {
-      clearInterval(timer);
-      sockets.forEach((e) => e.socket.destroy());
-    },
-  };
-}
 
 /** Opens a watch and resolves once its response head has arrived (the watch is established). */
 function openWatch(url: string): Promise<{ res: IncomingMessage; req: ClientRequest }> {
@@ -113,31 +87,43 @@ async function kubectlGet(kubeconfig: string): Promise<{ ms: number; stdout: str
   return { ms: Math.round(performance.now() - started), stdout };
 }
 
+/** `count` kubectl gets one after the other, each with its latency. */
+async function kubectlGets(
+  kubeconfig: string,
+  count: number,
+): Promise<{ ms: number; stdout: string }[]> {
+  const runs: { ms: number; stdout: string }[] = [];
+  for (let i = 0; i < count; i++) runs.push(await kubectlGet(kubeconfig));
+  return runs;
+}
+
 describe('slow and greedy clients', () => {
   it('answers kubectl get while 200 slowloris sockets and a 100-watch flood hold on', async () => {
     s = await startTestApiServer();
     const url = s.url;
     expect((await createConfigMap(url, 'before-flood')).status).toBe(201);
-    const baseline = await kubectlGet(s.kubeconfigPath);
+    const alone = await kubectlGets(s.kubeconfigPath, 3);
     const loris = slowloris(url, 200);
     cleanups.push(loris.stop);
     const watching = await watchFlood(url, 100);
-    const held = await kubectlGet(s.kubeconfigPath);
+    const held = await kubectlGets(s.kubeconfigPath, 3);
     // Then with the watches streaming while kubectl runs: every write reaches 100 watchers.
     const writes = Promise.all(
       Array.from({ length: 20 }, (_, i) => createConfigMap(url, `flood-${i}`)),
     );
-    const streaming = await kubectlGet(s.kubeconfigPath);
-    for (const answer of [held, streaming])
+    const streaming = await kubectlGets(s.kubeconfigPath, 3);
+    for (const answer of [...held, ...streaming])
       expect(answer.stdout).toContain('configmap/before-flood');
     // The flood held on while kubectl was answered (the header deadline is kube's 32s).
     expect(loris.open()).toBe(200);
     expect(watching()).toBe(100);
     for (const r of await writes) expect(r.status).toBe(201);
-    // No latency bound is asserted: the shared machine's load decides it, not the server.
+    // No latency bound is asserted: the shared machine's load decides it, not the server
+    // (bench/apiserver/slow-clients.ts measures it). Each latency is printed.
+    const ms = (runs: { ms: number }[]): string => runs.map((r) => `${r.ms} ms`).join(', ');
     console.log(
-      `kubectl get: ${baseline.ms} ms alone, ${held.ms} ms under the flood, ` +
-        `${streaming.ms} ms under the flood with 20 writes fanned out to 100 watches`,
+      `kubectl get: alone ${ms(alone)}; under 200 slowloris + 100 watches ${ms(held)}; ` +
+        `the same with 20 writes fanned out to the watches ${ms(streaming)}`,
     );
   }, 60_000);
 
@@ -160,14 +146,9 @@ describe('slow and greedy clients', () => {
     const refused = await createConfigMap(s.url, 'over');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(await refused.json()).toMatchObject({
-      kind: 'Status',
-      status: 'Failure',
-      reason: 'TooManyRequests',
-      message: 'Too many requests, please try again later.',
-      details: { retryAfterSeconds: 1 },
-      code: 429,
-    });
+    // kube's filter answers in plain text (http.Error), not with a Status.
+    expect(refused.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await refused.text()).toBe('Too many requests, please try again later.\n');
     expect((await fetch(`${s.url}${CM}`)).status).toBe(200);
     held.stop();
     await expect
@@ -189,7 +170,7 @@ describe('slow and greedy clients', () => {
     const answer = await trickleBody(s.url).answer;
     expect(answer).toMatch(/^HTTP\/1\.1 504/);
     expect(answer).toContain('"reason":"Timeout"');
-    expect(answer).toContain('request did not complete within requested timeout');
+    expect(answer).toContain('Timeout: request did not complete within the allotted timeout');
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(watching()).toBe(1);
     expect((await createConfigMap(s.url, 'after-timeout')).status).toBe(201);

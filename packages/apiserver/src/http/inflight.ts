@@ -78,20 +78,31 @@ export class InflightLimiter {
   }
 }
 
-/** The answer to a request over its limit: kube's 429 TooManyRequests, retry after a second. */
-export function tooManyRequests(): ApiError {
-  return statusError(429, 'TooManyRequests', 'Too many requests, please try again later.', {
-    retryAfterSeconds: 1,
+/**
+ * The answer to a request over its limit, as kube's filter writes it (http.Error in
+ * maxinflight.go and in priority-and-fairness.go): plain text, not a Status, retry after a
+ * second. Clients (client-go, ours) read the 429 and Retry-After, not the body.
+ */
+export function tooManyRequests(): Response {
+  return new Response('Too many requests, please try again later.\n', {
+    status: 429,
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'retry-after': '1',
+    },
   });
 }
 
 /** The answer to a request that ran out of time (kube's timeout filter: 504 Timeout). */
 export function requestTimedOut(): ApiError {
-  return statusError(
+  const err = statusError(
     504,
     'Timeout',
-    'Timeout: request did not complete within requested timeout - context deadline exceeded',
+    'Timeout: request did not complete within the allotted timeout',
   );
+  err.status.details = {}; // kube's NewTimeoutError: retryAfterSeconds 0, so `details: {}`
+  return err;
 }
 
 /**

@@ -14,3 +14,4 @@ export {
   type RawRequestOptions,
   type RawResponse,
 } from './raw-http.ts';
+export { slowloris, type SlowlorisHandle } from './slowloris.ts';
