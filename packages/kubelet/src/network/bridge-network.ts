@@ -7,7 +7,7 @@ import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand } from '../host/run-command.ts';
 import { ip, ipBatch, nft, sysctl } from './host-commands.ts';
-import { Ipam, numberToIp } from './ipam.ts';
+import { Ipam, macOfIp, numberToIp } from './ipam.ts';
 import type { PodNetwork, PodNetworkStatus, PodNetworkTarget } from './pod-network.ts';
 
 const NETNS_DIR = '/run/netns';
@@ -126,7 +126,7 @@ export class BridgePodNetwork implements PodNetwork {
     await ipBatch(
       [
         `netns add ${n.netns}`,
-        `link add ${n.hostVeth} type veth peer name eth0 netns ${n.netns}`,
+        `link add ${n.hostVeth} type veth peer name eth0 address ${macOfIp(podIp)} netns ${n.netns}`,
         `link set ${n.hostVeth} master ${this.bridge}`,
         `link set ${n.hostVeth} up`,
       ],

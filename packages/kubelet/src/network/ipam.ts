@@ -1,6 +1,9 @@
 // Pod IP allocation from one IPv4 CIDR, persisted so an agent restart keeps every Pod's address.
-// The first host address is the bridge gateway; the rest go to Pods, lowest free first. The
-// state file is rewritten atomically (temp file + rename) after each change.
+// The first host address is the bridge gateway; the rest go to Pods round-robin: the next free
+// address after the last one handed out, wrapping at the end, so a released address comes back
+// only after the rest of the range (as CNI's host-local does) — caches keyed by IP (neighbour
+// entries, conntrack, a NetworkPolicy table not yet resynced) must not see a new Pod at once.
+// The state file is rewritten atomically (temp file + rename) after each change.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { KubeletError } from '../errors.ts';
@@ -50,6 +53,8 @@ interface IpamState {
   cidr: string;
   /** pod uid → IP */
   allocations: Record<string, string>;
+  /** The address handed out last; the search for a free one starts after it. */
+  last?: string;
 }
 
 export class Ipam {
@@ -98,16 +103,21 @@ export class Ipam {
     return this.#state.allocations[uid];
   }
 
-  /** The pod's address: the one it has, or the lowest free one. */
+  /** The pod's address: the one it has, or the next free one after the last handed out. */
   allocate(uid: string): string {
     const existing = this.lookup(uid);
     if (existing) return existing;
     const used = new Set(Object.values(this.#state.allocations));
     // .0 is the network, .1 the gateway, the last address the broadcast.
-    for (let n = this.cidr.network + 2; n < this.cidr.network + this.cidr.size - 1; n++) {
-      const ip = numberToIp(n);
+    const first = this.cidr.network + 2;
+    const count = this.cidr.size - 3;
+    const last = this.#state.last === undefined ? first - 1 : ipToNumber(this.#state.last);
+    const start = cidrContains(this.cidr, numberToIp(last)) ? last - first + 1 : 0;
+    for (let i = 0; i < count; i++) {
+      const ip = numberToIp(first + ((start + i) % count));
       if (used.has(ip)) continue;
       this.#state.allocations[uid] = ip;
+      this.#state.last = ip;
       this.#save();
       return ip;
     }
@@ -131,6 +141,18 @@ export class Ipam {
     writeFileSync(tmp, JSON.stringify(this.#state, null, 2));
     renameSync(tmp, this.file);
   }
+}
+
+/**
+ * Pure: the MAC of the Pod interface with address `ip` — locally administered `0a:58` and the
+ * four address bytes (the OVN-Kubernetes scheme). A Pod that gets an address another Pod had
+ * gets its MAC too, so the neighbour entries the host and other Pods hold for it stay right;
+ * with a random MAC they pointed at a gone interface until they expired.
+ */
+export function macOfIp(ip: string): string {
+  const n = ipToNumber(ip);
+  const bytes = [0x0a, 0x58, n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+  return bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
 }
 
 /** The bridge/gateway address of a pod CIDR (its first host address). */

@@ -16,6 +16,7 @@ import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgePodNetwork } from './bridge-network.ts';
 import { nftTables } from './host-commands.ts';
+import { ipToNumber, numberToIp } from './ipam.ts';
 import { NETWORK_POLICIES, PolicyEnforcer } from './policy/policy-enforcer.ts';
 
 const run = promisify(execFile);
@@ -144,7 +145,7 @@ describe('bridge pod network', () => {
       bridge: BRIDGE,
       prefix: PREFIX,
     });
-    await first.setUp(target('uid-1'));
+    const one = await first.setUp(target('uid-1'));
     const two = await first.setUp(target('uid-2'));
     await first.tearDown({ uid: 'uid-1' });
     const restarted = new BridgePodNetwork({
@@ -161,8 +162,10 @@ describe('bridge pod network', () => {
       (await run('ip', ['-n', 'ktio-uid-2', 'link', 'show', 'eth0'])).stdout.split(':')[0],
     ).toBe(before);
     expect(await restarted.list()).toEqual(['uid-2']);
-    // the freed address is reused
-    expect((await restarted.setUp(target('uid-3'))).ips).toEqual(['10.233.7.2']);
+    // the freed address comes back only after the rest of the range, also across a restart
+    const three = (await restarted.setUp(target('uid-3'))).ips;
+    expect(three).not.toEqual(one.ips);
+    expect(three).toEqual([numberToIp(ipToNumber(two.ips[0] as string) + 1)]);
     expect(
       () =>
         new BridgePodNetwork({
@@ -172,6 +175,44 @@ describe('bridge pod network', () => {
           prefix: PREFIX,
         }),
     ).toThrow(/is for pod CIDR 10\.233\.7\.0\/24, not 10\.9\.0\.0\/16/);
+  });
+
+  it("a Pod on an address another Pod had is reached at once: the host's neighbour entry stays right", async () => {
+    // A /29 wraps after five Pods, so the address comes back; the host learnt the old Pod's MAC
+    // for it (REACHABLE for ~30 s), and with a new random MAC its packets went nowhere until
+    // the entry expired — a sandbox's daemon looked dead for seconds after a warm claim.
+    const net = new BridgePodNetwork({
+      stateDir: join(dir, 'wrap'),
+      podCidr: '10.233.8.0/29',
+      bridge: BRIDGE,
+      prefix: PREFIX,
+    });
+    const first = await net.setUp(target('uid-w0'));
+    const ip = first.ips[0] as string;
+    const server = await echoIn('ktio-uid-w0', 8080);
+    children.push(server);
+    expect(await probe(undefined, ip, 8080)).toBe('ok');
+    const mac = (await run('ip', ['-n', 'ktio-uid-w0', 'link', 'show', 'eth0'])).stdout;
+    server.kill('SIGKILL');
+    await net.tearDown({ uid: 'uid-w0' });
+    // A freed address is handed out again only after the rest of the range.
+    const next = await net.setUp(target('uid-w1'));
+    expect(next.ips).not.toEqual([ip]);
+    await net.tearDown({ uid: 'uid-w1' });
+    let again = next;
+    for (let i = 2; again.ips[0] !== ip; i++) {
+      await net.tearDown({ uid: `uid-w${i - 1}` });
+      again = await net.setUp(target(`uid-w${i}`));
+      expect(i).toBeLessThan(8);
+    }
+    const reused = again.netnsPath.split('/').pop() as string;
+    expect(
+      (await run('ip', ['-n', reused, 'link', 'show', 'eth0'])).stdout.match(
+        /link\/ether \S+/,
+      )?.[0],
+    ).toBe(mac.match(/link\/ether \S+/)?.[0]);
+    children.push(await echoIn(reused, 8080));
+    expect(await probe(undefined, ip, 8080)).toBe('ok');
   });
 
   describe('NetworkPolicy (SandboxTemplate default policy)', () => {
