@@ -101,7 +101,7 @@ export class ContainerInstance {
     const deadline = Date.now() + 30_000;
     while (!ended && Date.now() < deadline) {
       if (await this.spec.runtime.isRunning(this.id)) return;
-      // runc answers from files (cheap to ask often); runsc's answer is a process of its own.
+      // Both runtimes answer from their state files (runc-state.ts): cheap to ask often.
       await new Promise((r) => setTimeout(r, 5));
     }
   }

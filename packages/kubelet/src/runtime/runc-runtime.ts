@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { RuntimeError } from '../errors.ts';
 import { runCommand } from '../host/run-command.ts';
-import { runcStarted } from './runc-state.ts';
+import { runcStarted, runscStarted } from './runc-state.ts';
 import type {
   ContainerProcess,
   ContainerRuntime,
@@ -190,5 +190,6 @@ export function runscRuntime(stateDir: string, binary = 'runsc'): OciCliRuntime 
     cgroupOwner: 'agent',
     hostPidsLimit: gvisorHostPids,
     runLauncher: RUNSC_NETNS_LAUNCHER,
+    started: runscStarted,
   });
 }

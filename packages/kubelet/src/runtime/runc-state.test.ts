@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runcStarted } from './runc-state.ts';
+import { runcStarted, runscStarted } from './runc-state.ts';
 
 describe('runcStarted', () => {
   let root: string;
@@ -37,5 +37,32 @@ describe('runcStarted', () => {
     expect(await runcStarted(root, 'c1')).toBe(false);
     await writeFile(join(root, 'c1', 'state.json'), '{');
     expect(await runcStarted(root, 'c1')).toBe(false);
+  });
+});
+
+describe('runscStarted', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'runsc-state-'));
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+  const state = (body: string) => writeFile(join(root, 'c1_sandbox:c1.state'), body);
+
+  it('is true only for a running sandbox whose process lives', async () => {
+    expect(await runscStarted(root, 'c1')).toBe(false);
+    await state(JSON.stringify({ status: 'created', sandbox: { pid: process.pid } }));
+    expect(await runscStarted(root, 'c1')).toBe(false);
+    await state(JSON.stringify({ status: 'running', sandbox: { pid: process.pid } }));
+    expect(await runscStarted(root, 'c1')).toBe(true);
+    expect(await runscStarted(root, 'c2')).toBe(false);
+  });
+
+  it('is false for a dead sandbox, a missing pid or a half-written file', async () => {
+    await state(JSON.stringify({ status: 'running', sandbox: { pid: 2 ** 22 + 1 } }));
+    expect(await runscStarted(root, 'c1')).toBe(false);
+    await state(JSON.stringify({ status: 'running' }));
+    expect(await runscStarted(root, 'c1')).toBe(false);
+    await state('{"status":"runn');
+    expect(await runscStarted(root, 'c1')).toBe(false);
   });
 });
