@@ -1,7 +1,8 @@
 // The spawn floors a Pod start is compared with, measured in the same run: a bare `runc run` of a
 // bundle on the test image's root, `runsc do` (gVisor's quickest sandboxed command) and `bwrap` on
 // the same root, and a plain local spawn for the exec round trip. Each prints `hi`; the time is
-// from spawn to that output.
+// from spawn to that output. `runc --version` and `runsc --version` show what starting the
+// runtime's CLI alone costs, the part of every `runc exec` / `runsc exec` no agent can save.
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,10 +11,16 @@ export interface Floor {
   name: string;
   file: string;
   args: string[];
+  /** What its stdout shows when the clock stops. @default 'hi' */
+  output?: string;
 }
 
-/** ms from spawn until stdout shows `hi` (the process may still be exiting). */
-export function timeToOutput(file: string, args: readonly string[]): Promise<number> {
+/** ms from spawn until stdout shows `output` (the process may still be exiting). */
+export function timeToOutput(
+  file: string,
+  args: readonly string[],
+  output = 'hi',
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -21,12 +28,13 @@ export function timeToOutput(file: string, args: readonly string[]): Promise<num
     let err = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      if (out.includes('hi')) resolve(performance.now() - t0);
+      if (out.includes(output)) resolve(performance.now() - t0);
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (!out.includes('hi')) reject(new Error(`${file} ${args.join(' ')}: exit ${code}: ${err}`));
+      if (!out.includes(output))
+        reject(new Error(`${file} ${args.join(' ')}: exit ${code}: ${err}`));
     });
   });
 }
@@ -89,5 +97,7 @@ export async function floors(rootfs: string, dir: string): Promise<Floor[]> {
       ],
     },
     { name: 'local spawn', file: '/bin/echo', args: ['hi'] },
+    { name: 'runc --version', file: 'runc', args: ['--version'], output: 'version' },
+    { name: 'runsc --version', file: 'runsc', args: ['--version'], output: 'version' },
   ];
 }

@@ -145,9 +145,9 @@ const breakdown: Record<string, PhaseRow[]> = {};
 try {
   const floorList = await floors(rootfs, dir);
   for (const f of floorList) {
-    await timeToOutput(f.file, f.args); // warm the page cache
+    await timeToOutput(f.file, f.args, f.output); // warm the page cache
     result[`floor ${f.name}`] = percentiles(
-      await sample(rounds * 2, () => timeToOutput(f.file, f.args)),
+      await sample(rounds * 2, () => timeToOutput(f.file, f.args, f.output)),
     );
     log(`floor ${f.name}: p50 ${result[`floor ${f.name}`]?.p50} ms`);
   }
@@ -188,6 +188,9 @@ for (const rt of RUNTIMES) {
   ratios[`${rt.name} exec / local spawn (target ≤ 2)`] =
     p50(`${rt.name} exec round trip`) / p50('floor local spawn');
 }
+ratios['runc exec / runc --version'] = p50('runc exec round trip') / p50('floor runc --version');
+ratios['gvisor exec / runsc --version'] =
+  p50('gvisor exec round trip') / p50('floor runsc --version');
 ratios['gvisor Sandbox cold / runsc do floor'] =
   p50('gvisor Sandbox → first exec output') / p50('floor runsc do');
 ratios['bubblewrap Sandbox cold / bwrap floor'] =
