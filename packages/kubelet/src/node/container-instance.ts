@@ -101,7 +101,7 @@ export class ContainerInstance {
     const deadline = Date.now() + 30_000;
     while (!ended && Date.now() < deadline) {
       if (await this.spec.runtime.isRunning(this.id)) return;
-      // Both runtimes answer from their state files (runc-state.ts): cheap to ask often.
+      // Every runtime answers without a process (runc-state.ts, bwrap in memory): cheap to ask.
       await new Promise((r) => setTimeout(r, 5));
     }
   }
