@@ -461,59 +461,7 @@ export function defineClaimScenarios(target: TestTarget): void {
         expect(await gone(world.client, SANDBOXES, world.ns, 'foreground')).toBe(true);
       });
 
-      const past = (): string =>
-        new Date(Date.now() - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      const claimEvents = async (name: string): Promise<string[]> => {
-        const events = await world.client.list<Event & KubeObject>(EVENTS, world.ns);
-        return events.items
-          .filter((e) => e.involvedObject.name === name)
-          .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`)
-          .sort();
-      };
-
-      it('TestSandboxClaimTTLCleanupRequiresPersistedExpiredStatus: an already-expired shutdownTime under Delete — ClaimExpired is persisted first, then the claim is deleted; no Sandbox is ever created', async () => {
-        await createClaim(
-          world,
-          newClaim(world.ns, 'expired-delete', 'cold', {
-            lifecycle: { shutdownTime: past(), shutdownPolicy: 'Delete' },
-          }),
-        );
-        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'expired-delete'));
-        // The Deleting event comes from a pass that read ClaimExpired back from the claim.
-        const events = await eventually(async () => {
-          const e = await claimEvents('expired-delete');
-          return e.length >= 2 ? e : undefined;
-        });
-        expect(events).toEqual([
-          'ClaimExpired: Claim expired',
-          'ClaimExpired: Deleting Claim (ShutdownPolicy=Delete)',
-        ]);
-        expect(await gone(world.client, SANDBOXES, world.ns, 'expired-delete')).toBe(true);
-      });
-
-      it('TestSandboxClaimTTLCleanupRequiresPersistedExpiredStatus: an already-expired shutdownTime under Retain — ClaimExpired, the claim kept, no Sandbox created', async () => {
-        await createClaim(
-          world,
-          newClaim(world.ns, 'expired-retain', 'cold', {
-            lifecycle: { shutdownTime: past(), shutdownPolicy: 'Retain' },
-          }),
-        );
-        const c = await readyReason('expired-retain', 'ClaimExpired');
-        expect(ready(c)).toMatchObject({
-          status: 'False',
-          message: 'Claim expired. Sandbox cleanup initiated.',
-        });
-        expect(c.status?.sandbox).toBeUndefined();
-        await eventually(async () =>
-          (await claimEvents('expired-retain')).includes('ClaimExpired: Claim expired')
-            ? true
-            : undefined,
-        );
-        expect(await gone(world.client, SANDBOXES, world.ns, 'expired-retain')).toBe(true);
-        expect(await claimEvents('expired-retain')).toEqual(['ClaimExpired: Claim expired']);
-      });
-
-      it('TestSandboxClaimTTLAfterFinishedCleanupPolicy: Finished mirrored; TTL expiry under Retain keeps Finished', async () => {
+      it('TestSandboxClaimMirrorsFinishedConditionAndSchedulesTTL / TestSandboxClaimTTLAfterFinishedCleanupPolicy: Finished mirrored; the TTL requeue (no other event comes) expires it; Retain keeps Finished', async () => {
         const scripted = newTemplate(world.ns, 'tpl-scripted');
         scripted.spec.podTemplate.spec.schedulerName = SCRIPTED_SCHEDULER;
         await createTemplate(world, scripted);

@@ -1,0 +1,187 @@
+// Spec §21.3 TestSandboxClaimCleanupPolicy and the TTL cases beside it end to end: Retain on an
+// adopted warm Sandbox, Retain when the claim's Sandbox is no longer its own (deletion skipped,
+// binding cleared), an already-expired shutdownTime (the expired status persisted before any
+// cleanup, no Sandbox ever created), and ttlSecondsAfterFinished under DeleteForeground.
+import { type Condition } from '@agent-sandbox/api';
+import { EVENTS, PODS } from '@agent-sandbox/kube';
+import type { Event, KubeObject } from '@agent-sandbox/kube-types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestTarget } from '../../testing/target.ts';
+import { SANDBOX_CLAIMS, type ClaimObject, type SandboxObj } from '../../extensions/resources.ts';
+import { SANDBOXES } from '../../sandbox/child-writes.ts';
+import {
+  createClaim,
+  createPool,
+  createTemplate,
+  listMembers,
+  newClaim,
+  newPool,
+  newTemplate,
+  poolSettled,
+  where,
+} from '../../testing/extensions.ts';
+import {
+  SCRIPTED_SCHEDULER,
+  eventually,
+  gone,
+  openScenarioWorld,
+  setPodStatus,
+  type ScenarioWorld,
+} from '../../testing/harness.ts';
+
+function ready(claim: ClaimObject): Condition | undefined {
+  return claim.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+/** Whole seconds (the API's RFC 3339 without fractions), `ms` from now. */
+const inMs = (ms: number): string =>
+  new Date(Date.now() + ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export function defineClaimCleanupScenarios(target: TestTarget): void {
+  describe(`SandboxClaim cleanup policies and TTL (${target})`, () => {
+    let world: ScenarioWorld;
+    beforeAll(async () => {
+      world = await openScenarioWorld(target, { extensions: {} });
+      await createTemplate(world, newTemplate(world.ns, 'tpl'));
+      await createPool(world, newPool(world.ns, 'cold', 'tpl', { replicas: 0 }));
+      const scripted = newTemplate(world.ns, 'tpl-scripted');
+      scripted.spec.podTemplate.spec.schedulerName = SCRIPTED_SCHEDULER;
+      await createTemplate(world, scripted);
+      await createPool(world, newPool(world.ns, 'scripted', 'tpl-scripted', { replicas: 0 }));
+    });
+    afterAll(async () => {
+      await world?.close();
+    });
+    const claimWhere = (name: string, check: (c: ClaimObject) => boolean): Promise<ClaimObject> =>
+      where<ClaimObject>(world, SANDBOX_CLAIMS, name, check);
+    const readyReason = (name: string, reason: string): Promise<ClaimObject> =>
+      claimWhere(name, (c) => ready(c)?.reason === reason);
+
+    describe.concurrent('TestSandboxClaimCleanupPolicy', () => {
+      const past = (): string =>
+        new Date(Date.now() - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const claimEvents = async (name: string): Promise<string[]> => {
+        const events = await world.client.list<Event & KubeObject>(EVENTS, world.ns);
+        return events.items
+          .filter((e) => e.involvedObject.name === name)
+          .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`)
+          .filter((m, i, all) => all.indexOf(m) === i) // a pass racing the cache may repeat one
+          .sort();
+      };
+
+      it('TestSandboxClaimTTLCleanupRequiresPersistedExpiredStatus: an already-expired shutdownTime under Delete — ClaimExpired is persisted first, then the claim is deleted; no Sandbox is ever created', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'expired-delete', 'cold', {
+            lifecycle: { shutdownTime: past(), shutdownPolicy: 'Delete' },
+          }),
+        );
+        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'expired-delete'));
+        // The Deleting event comes from a pass that read ClaimExpired back from the claim.
+        const events = await eventually(async () => {
+          const e = await claimEvents('expired-delete');
+          return e.length >= 2 ? e : undefined;
+        });
+        expect(events).toEqual([
+          'ClaimExpired: Claim expired',
+          'ClaimExpired: Deleting Claim (ShutdownPolicy=Delete)',
+        ]);
+        expect(await gone(world.client, SANDBOXES, world.ns, 'expired-delete')).toBe(true);
+      });
+
+      it('TestSandboxClaimTTLCleanupRequiresPersistedExpiredStatus: an already-expired shutdownTime under Retain — ClaimExpired, the claim kept, no Sandbox created', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'expired-retain', 'cold', {
+            lifecycle: { shutdownTime: past(), shutdownPolicy: 'Retain' },
+          }),
+        );
+        const c = await readyReason('expired-retain', 'ClaimExpired');
+        expect(ready(c)).toMatchObject({
+          status: 'False',
+          message: 'Claim expired. Sandbox cleanup initiated.',
+        });
+        expect(c.status?.sandbox).toBeUndefined();
+        await eventually(async () =>
+          (await claimEvents('expired-retain')).includes('ClaimExpired: Claim expired')
+            ? true
+            : undefined,
+        );
+        expect(await gone(world.client, SANDBOXES, world.ns, 'expired-retain')).toBe(true);
+        expect(await claimEvents('expired-retain')).toEqual(['ClaimExpired: Claim expired']);
+      });
+
+      it('TestSandboxClaimCleanupPolicy: Retain on an adopted warm Sandbox deletes it and keeps the claim', async () => {
+        await createPool(world, newPool(world.ns, 'warm-retain', 'tpl', { replicas: 1 }));
+        await poolSettled(world, 'warm-retain', 1);
+        const [member] = await listMembers(world, 'warm-retain');
+        const name = member?.metadata.name ?? '';
+        await createClaim(
+          world,
+          newClaim(world.ns, 'retain-warm', 'warm-retain', {
+            lifecycle: { shutdownTime: inMs(5_000), shutdownPolicy: 'Retain' },
+          }),
+        );
+        const bound = await claimWhere('retain-warm', (c) => c.status?.sandbox?.name === name);
+        expect(ready(bound)?.status).toBe('True');
+        const expired = await readyReason('retain-warm', 'ClaimExpired');
+        expect(ready(expired)?.message).toBe('Claim expired. Sandbox cleanup initiated.');
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, name));
+        await claimWhere('retain-warm', (c) => c.status?.sandbox === undefined);
+      });
+
+      it('TestSandboxClaimCleanupPolicy: Retain when the Sandbox is no longer the claim’s skips the deletion and clears the binding', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'retain-foreign', 'cold', {
+            lifecycle: { shutdownTime: inMs(8_000), shutdownPolicy: 'Retain' },
+          }),
+        );
+        await claimWhere('retain-foreign', (c) => c.status?.sandbox?.name === 'retain-foreign');
+        // Someone takes the Sandbox over before the claim expires.
+        await world.client.patch(SANDBOXES, world.ns, 'retain-foreign', {
+          type: 'merge',
+          body: { metadata: { ownerReferences: null } },
+        });
+        const skipped = await claimWhere(
+          'retain-foreign',
+          (c) =>
+            ready(c)?.reason === 'ClaimExpired' && (ready(c)?.message ?? '').includes('skipped'),
+        );
+        expect(ready(skipped)?.message).toBe(
+          'Claim expired. sandbox not owned by this claim: sandbox "retain-foreign" is not owned by claim "retain-foreign"; deletion skipped.',
+        );
+        expect(skipped.status?.sandbox).toBeUndefined();
+        const kept = await world.client.get<SandboxObj>(SANDBOXES, world.ns, 'retain-foreign');
+        expect(kept.metadata.deletionTimestamp).toBeUndefined();
+      });
+
+      it('TestSandboxClaimTTLAfterFinishedCleanupPolicy: DeleteForeground after the TTL deletes the claim once its Sandbox is gone', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'ttl-fg', 'scripted', {
+            lifecycle: { ttlSecondsAfterFinished: 1, shutdownPolicy: 'DeleteForeground' },
+          }),
+        );
+        await eventually(() => world.client.get(PODS, world.ns, 'ttl-fg'));
+        await setPodStatus(world.client, world.ns, 'ttl-fg', { phase: 'Succeeded' });
+        await claimWhere(
+          'ttl-fg',
+          (c) =>
+            c.status?.conditions?.some((x) => x.type === 'Finished' && x.status === 'True') ??
+            false,
+        );
+        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'ttl-fg'), 30_000);
+        expect(await gone(world.client, SANDBOXES, world.ns, 'ttl-fg')).toBe(true);
+        const events = await world.client.list<Event & KubeObject>(EVENTS, world.ns);
+        expect(
+          events.items
+            .filter((e) => e.involvedObject.name === 'ttl-fg' && e.reason === 'ClaimExpired')
+            .map((e) => e.message)
+            .filter((m, i, all) => all.indexOf(m) === i)
+            .sort(),
+        ).toEqual(['Claim expired', 'Deleting Claim (ShutdownPolicy=DeleteForeground)']);
+      });
+    });
+  });
+}
