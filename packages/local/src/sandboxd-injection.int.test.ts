@@ -11,7 +11,6 @@ import {
   ImageStore,
   LoopbackPodNetwork,
   NodeAgent,
-  RUNTIME_CLASSES,
   RegistryClient,
   bwrapRuntime,
   hostNodeFacts,
@@ -19,7 +18,7 @@ import {
   runcRuntime,
   runscRuntime,
 } from '@agent-sandbox/kubelet';
-import { buildTestImage, findLeaks } from '@agent-sandbox/kubelet/testing';
+import { buildTestImage, createRuntimeClass, findLeaks } from '@agent-sandbox/kubelet/testing';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,16 +60,8 @@ beforeAll(async () => {
     podDaemon: injection.daemon,
   });
   await agent.start();
-  for (const [name, handler] of [
-    ['gvisor', 'runsc'],
-    ['bubblewrap', 'bubblewrap'],
-  ])
-    await client.create(RUNTIME_CLASSES, {
-      apiVersion: 'node.k8s.io/v1',
-      kind: 'RuntimeClass',
-      metadata: { name },
-      handler,
-    } as KubeObject);
+  await createRuntimeClass(client, 'gvisor', 'runsc');
+  await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
 }, 60_000);
 
 afterAll(async () => {
