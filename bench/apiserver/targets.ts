@@ -37,6 +37,8 @@ export const TARGET_DESCRIPTIONS: Record<TargetKey, string> = {
 export interface BenchTarget {
   key: TargetKey;
   client: Client;
+  /** The target's kubeconfig (for kubectl). */
+  kubeconfig: string;
   /** Server processes whose CPU time and RSS we can read from /proc; none for `mem`. */
   pids: number[];
   stop(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startTarget(key: TargetKey, options: StartOptions): Promis
       return {
         key,
         client,
+        kubeconfig: server.kubeconfigPath,
         pids: [],
         stop: async () => {
           client.close();
@@ -102,6 +105,7 @@ async function startKube(options: StartOptions): Promise<BenchTarget> {
     return {
       key: 'kube',
       client,
+      kubeconfig,
       pids,
       stop: async () => {
         client.close();
@@ -180,6 +184,7 @@ async function startProcess(
   return {
     key,
     client,
+    kubeconfig,
     pids: [pid],
     stop: async () => {
       client.close();
