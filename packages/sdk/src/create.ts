@@ -42,6 +42,11 @@ import { waitFor } from './wait.ts';
 export interface Created {
   claimName: string | undefined;
   sandboxName: string;
+  /**
+   * The Pod IPs the Ready object reported (the claim's status.sandbox.podIPs, or the Sandbox's),
+   * so the first data-plane call needs no read of the Sandbox.
+   */
+  podIPs?: string[];
 }
 
 const DEFAULT_READY_TIMEOUT_MS = 180_000;
@@ -96,34 +101,44 @@ export async function createSandbox(conn: Connection, spec: CreateSpec): Promise
       desiredImageSandbox(input, spec.image ?? ''),
     );
     return rollbackOnFailure(conn, SANDBOXES, sandbox, async () => {
-      await waitFor<SandboxObject, true>(
+      const podIPs = await waitFor<SandboxObject, string[]>(
         conn.kube,
         SANDBOXES,
         conn.namespace,
         input.name,
         { ...wait, what: `Sandbox ${conn.namespace}/${input.name} Ready` },
-        (s) => (conditionOf(s, 'Ready')?.status === 'True' ? true : undefined),
+        (s) => (conditionOf(s, 'Ready')?.status === 'True' ? (s.status?.podIPs ?? []) : undefined),
       );
-      return { claimName: undefined, sandboxName: input.name };
+      return { claimName: undefined, sandboxName: input.name, podIPs };
     });
   }
   let pool = spec.warmPool ?? '';
   if (kind === 'template') pool = await ensureShadowPool(conn, spec.template ?? '');
   const claim = await createOrExplain(conn, SANDBOX_CLAIMS, desiredClaim(input, pool));
   return rollbackOnFailure(conn, SANDBOX_CLAIMS, claim, async () => {
-    const sandboxName = await waitForClaimReady(conn, input.name, wait);
-    return { claimName: input.name, sandboxName };
+    const bound = await waitForBoundClaim(conn, input.name, wait);
+    return { claimName: input.name, sandboxName: bound.name, podIPs: bound.podIPs };
   });
 }
 
 /** Waits until the claim is Ready and bound; fails fast on the upstream SDKs' terminal reasons. */
-export function waitForClaimReady(
+export async function waitForClaimReady(
   conn: Connection,
   name: string,
   wait: { timeoutMs: number; signal?: AbortSignal | undefined },
   requireReady = true,
 ): Promise<string> {
-  return waitFor<ClaimObject, string>(
+  return (await waitForBoundClaim(conn, name, wait, requireReady)).name;
+}
+
+/** waitForClaimReady, with the Pod IPs the claim reports for its sandbox. */
+function waitForBoundClaim(
+  conn: Connection,
+  name: string,
+  wait: { timeoutMs: number; signal?: AbortSignal | undefined },
+  requireReady = true,
+): Promise<{ name: string; podIPs: string[] }> {
+  return waitFor<ClaimObject, { name: string; podIPs: string[] }>(
     conn.kube,
     SANDBOX_CLAIMS,
     conn.namespace,
@@ -143,7 +158,8 @@ export function waitForClaimReady(
       }
       const bound = claim.status?.sandbox?.name;
       if (!bound) return undefined;
-      return !requireReady || ready?.status === 'True' ? bound : undefined;
+      const podIPs = claim.status?.sandbox?.podIPs ?? [];
+      return !requireReady || ready?.status === 'True' ? { name: bound, podIPs } : undefined;
     },
   );
 }

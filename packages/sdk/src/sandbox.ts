@@ -55,13 +55,18 @@ export class Sandbox implements AsyncDisposable {
   readonly #conn: Connection;
   readonly #endpoint: SandboxEndpoint;
 
-  private constructor(conn: Connection, sandboxName: string, claimName: string | undefined) {
+  private constructor(
+    conn: Connection,
+    sandboxName: string,
+    claimName: string | undefined,
+    podIPs: readonly string[] = [],
+  ) {
     this.#conn = conn;
     this.sandboxName = sandboxName;
     this.claimName = claimName;
     this.id = claimName ?? sandboxName;
     this.namespace = conn.namespace;
-    this.#endpoint = new SandboxEndpoint(conn, sandboxName);
+    this.#endpoint = new SandboxEndpoint(conn, sandboxName, podIPs);
     this.commands = new SandboxCommands(this.#endpoint, conn.tracer);
     this.files = new SandboxFiles(this.#endpoint, conn.tracer);
   }
@@ -83,7 +88,7 @@ export class Sandbox implements AsyncDisposable {
           'sandbox.name': created.sandboxName,
           ...(created.claimName ? { 'sandbox.claim.name': created.claimName } : {}),
         });
-        return new Sandbox(conn, created.sandboxName, created.claimName);
+        return new Sandbox(conn, created.sandboxName, created.claimName, created.podIPs);
       },
     );
   }

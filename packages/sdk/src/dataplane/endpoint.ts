@@ -27,9 +27,15 @@ export class SandboxEndpoint {
   #podIp: Promise<string> | undefined;
   #clients = new Map<string, ServiceClient>();
 
-  constructor(conn: Connection, sandboxName: string) {
+  /**
+   * @param podIPs what the caller already read (the Ready claim's status): the first call then
+   * needs no read of the Sandbox; a stale one is forgotten like any other (reset()).
+   */
+  constructor(conn: Connection, sandboxName: string, podIPs: readonly string[] = []) {
     this.#conn = conn;
     this.#sandboxName = sandboxName;
+    const ip = pickIp(podIPs);
+    if (ip) this.#podIp = Promise.resolve(ip);
   }
 
   /** The REST API (`/v1/...`). */
@@ -108,14 +114,18 @@ export class SandboxEndpoint {
     const sandbox = await this.#conn.kube
       .get<SandboxObject>(SANDBOXES, this.#conn.namespace, this.#sandboxName)
       .catch((err: unknown) => Promise.reject(fromKubeError(err)));
-    const ips = sandbox.status?.podIPs ?? [];
-    const ip = ips.find((i) => !i.includes(':')) ?? ips[0];
+    const ip = pickIp(sandbox.status?.podIPs ?? []);
     if (!ip)
       throw new NotReadyError(
         `sandbox ${this.#sandboxName} has no Pod IP yet${sandbox.spec.operatingMode === 'Suspended' ? ' (it is suspended: resume() it)' : ''}`,
       );
     return ip;
   }
+}
+
+/** IPv4 first, as the rest of the node does. */
+function pickIp(ips: readonly string[]): string | undefined {
+  return ips.find((i) => !i.includes(':')) ?? ips[0];
 }
 
 function hostPart(ip: string): string {
