@@ -116,3 +116,114 @@ it('re-creates a deleted owned child and reacts to a mapped kind', async () => {
     await running;
   }
 });
+
+it('filters: an owned kind passes only the updates its filter accepts; a mapped kind only creates', async () => {
+  const seen: Request[] = [];
+  const reconciler = {
+    reconcile(req: Request): Promise<void> {
+      seen.push(req);
+      return Promise.resolve();
+    },
+  };
+  await client.create(NAMESPACES, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'filtered' },
+  });
+  const parent = await client.create(CONFIG_MAPS, configMap('filtered', 'f'));
+  const manager = new Manager({ client, logger: pino({ level: 'silent' }), namespace: 'filtered' });
+  manager.add(
+    new Controller({
+      name: 'filtered',
+      for: CONFIG_MAPS,
+      // Only a change of the Secret's `data.k` reaches the owner.
+      owns: [
+        {
+          resource: SECRETS,
+          filter: {
+            update: (o, n) =>
+              (o as Secret & KubeObject).data?.['k'] !== (n as Secret & KubeObject).data?.['k'],
+          },
+        },
+      ],
+      watches: [
+        {
+          resource: SERVICES,
+          map: (o) => [{ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' }],
+          filter: { update: () => false, delete: () => false },
+        },
+      ],
+      reconciler,
+    }),
+  );
+  const ac = new AbortController();
+  const running = manager.start(ac.signal);
+  const count = (): number => seen.filter((r) => r.name === 'f').length;
+  /** Gives a filtered-out event time to (wrongly) run a reconcile, then counts. */
+  const settled = async (n: number): Promise<void> => {
+    await new Promise((r) => setTimeout(r, 300));
+    expect(count()).toBe(n);
+  };
+  try {
+    await until(() => count() >= 1); // the initial list
+    const secret = await client.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'f-child',
+        namespace: 'filtered',
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'f',
+            uid: parent.metadata.uid ?? '',
+            controller: true,
+          },
+        ],
+      },
+      stringData: { k: '1' },
+    } as Secret & KubeObject);
+    await until(() => count() >= 2); // create passes
+    const cache = manager.getInformer(SECRETS).cache;
+    const labelled = await client.patch(SECRETS, 'filtered', 'f-child', {
+      type: 'merge',
+      body: { metadata: { labels: { x: 'y' } } },
+    });
+    await until(
+      () =>
+        cache.get('filtered/f-child')?.metadata.resourceVersion ===
+        labelled.metadata.resourceVersion,
+    );
+    await settled(2); // a label change is filtered out
+    await client.patch(SECRETS, 'filtered', 'f-child', {
+      type: 'merge',
+      body: { stringData: { k: '2' } },
+    });
+    await until(() => count() >= 3); // a data change passes
+    await client.create(SERVICES, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'f', namespace: 'filtered' },
+      spec: { ports: [{ port: 80 }] },
+    });
+    await until(() => count() >= 4); // a mapped create passes
+    const services = manager.getInformer(SERVICES).cache;
+    const relabelled = await client.patch(SERVICES, 'filtered', 'f', {
+      type: 'merge',
+      body: { metadata: { labels: { x: 'y' } } },
+    });
+    await until(
+      () =>
+        services.get('filtered/f')?.metadata.resourceVersion ===
+        relabelled.metadata.resourceVersion,
+    );
+    await client.delete(SERVICES, 'filtered', 'f');
+    await until(() => services.get('filtered/f') === undefined);
+    await settled(4); // neither the mapped update nor the delete passes
+    expect(secret.metadata.name).toBe('f-child');
+  } finally {
+    ac.abort();
+    await running;
+  }
+});

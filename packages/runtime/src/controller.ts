@@ -23,10 +23,31 @@ export interface InformerSource {
   getInformer<T extends KubeObject>(resource: ResourceRef): Informer<T>;
 }
 
+/**
+ * Which events of a watched kind reach its mapping (controller-runtime's predicates). A missing
+ * member passes every event of that type; the informer's initial list arrives as creates.
+ */
+export interface EventFilter {
+  create?(obj: KubeObject): boolean;
+  update?(oldObj: KubeObject, newObj: KubeObject): boolean;
+  delete?(obj: KubeObject): boolean;
+}
+
 /** A secondary kind whose events map to primary requests. */
 export interface MappedWatch {
   resource: ResourceRef;
   map(obj: KubeObject): Request[];
+  filter?: EventFilter;
+}
+
+/** An owned kind with a filter on its events. */
+export interface OwnedWatch {
+  resource: ResourceRef;
+  filter?: EventFilter;
+}
+
+function ownedWatch(owned: ResourceRef | OwnedWatch): OwnedWatch {
+  return 'resource' in owned ? owned : { resource: owned };
 }
 
 export interface ControllerOptions {
@@ -35,7 +56,7 @@ export interface ControllerOptions {
   /** The primary kind: its events enqueue its own key. */
   for: ResourceRef;
   /** Kinds whose controller ownerReference points at a `for` object: enqueue the owner. */
-  owns?: ResourceRef[];
+  owns?: (ResourceRef | OwnedWatch)[];
   /** Other kinds, mapped to requests by a function. */
   watches?: MappedWatch[];
   reconciler: Reconciler;
@@ -84,7 +105,7 @@ export class Controller {
   get resources(): ResourceRef[] {
     return [
       this.#o.for,
-      ...(this.#o.owns ?? []),
+      ...(this.#o.owns ?? []).map((o) => ownedWatch(o).resource),
       ...(this.#o.watches ?? []).map((w) => w.resource),
     ];
   }
@@ -111,19 +132,34 @@ export class Controller {
     });
     this.#queue = queue;
     metrics.initController(this.name, this.#concurrency);
+    // One event's requests are deduplicated first: an update maps both the old and the new
+    // object, and a key handed to an idle worker by the first add would run again for the second.
     const enqueue = (reqs: Request[]): void => {
-      for (const r of reqs) queue.add(r.namespace ? `${r.namespace}/${r.name}` : r.name);
+      const keys = new Set(reqs.map((r) => (r.namespace ? `${r.namespace}/${r.name}` : r.name)));
+      for (const key of keys) queue.add(key);
     };
-    const watch = (resource: ResourceRef, map: (obj: KubeObject) => Request[]): void => {
+    const watch = (
+      resource: ResourceRef,
+      map: (obj: KubeObject) => Request[],
+      filter: EventFilter = {},
+    ): void => {
       informers.getInformer(resource).addHandlers({
-        onAdd: (o) => enqueue(map(o)),
-        onUpdate: (oldObj, newObj) => enqueue([...map(oldObj), ...map(newObj)]),
-        onDelete: (o) => enqueue(map(o)),
+        onAdd: (o) => {
+          if (filter.create?.(o) ?? true) enqueue(map(o));
+        },
+        onUpdate: (oldObj, newObj) => {
+          if (filter.update?.(oldObj, newObj) ?? true) enqueue([...map(oldObj), ...map(newObj)]);
+        },
+        onDelete: (o) => {
+          if (filter.delete?.(o) ?? true) enqueue(map(o));
+        },
       });
     };
     watch(this.#o.for, (o) => [splitKey(objectKey(o))]);
-    for (const owned of this.#o.owns ?? []) watch(owned, (o) => ownerRequests(o, this.#o.for));
-    for (const w of this.#o.watches ?? []) watch(w.resource, (o) => w.map(o));
+    for (const owned of (this.#o.owns ?? []).map(ownedWatch)) {
+      watch(owned.resource, (o) => ownerRequests(o, this.#o.for), owned.filter);
+    }
+    for (const w of this.#o.watches ?? []) watch(w.resource, (o) => w.map(o), w.filter);
 
     const onAbort = (): void => queue.shutdown();
     signal.addEventListener('abort', onAbort, { once: true });

@@ -5,7 +5,9 @@ export {
   type ControllerOptions,
   type ControllerRunOptions,
   type InformerSource,
+  type EventFilter,
   type MappedWatch,
+  type OwnedWatch,
   TRACER_NAME,
 } from './controller.ts';
 export {

@@ -1,7 +1,7 @@
 // The runtime Controller of SandboxClaims (spec §12.1): `for` claims (every event also records
-// the first-seen time), `owns` Sandboxes, pool events → the pool's unbound claims, template creations → every claim
-// of the pools using it. The Sandbox watch also feeds the warm queue. Upstream filters the owned
-// Sandbox and pool events further; here an extra pass that changes nothing writes nothing.
+// the first-seen time), `owns` Sandboxes (updates filtered to what the claim mirrors), pool spec
+// changes → the pool's unbound claims, template creations → every claim of the pools using it
+// (claim-predicates.ts). The Sandbox watch also feeds the warm queue, unfiltered.
 import type { Clock, KubeClient } from '@agent-sandbox/kube';
 import { realClock } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
@@ -16,6 +16,7 @@ import {
 } from '../extensions/resources.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
 import { WarmSandboxQueue } from '../warm-queue/warm-queue.ts';
+import { OWNED_SANDBOX_FILTER, TEMPLATE_FILTER, WARM_POOL_FILTER } from './claim-predicates.ts';
 import { feedWarmQueue } from './claim-reads.ts';
 import { FirstSeenTimes } from './first-seen.ts';
 import { SandboxClaimReconciler } from './sandbox-claim-reconciler.ts';
@@ -90,16 +91,17 @@ export function sandboxClaimController(options: SandboxClaimControllerOptions): 
   return new Controller({
     name: SANDBOX_CLAIM_CONTROLLER_NAME,
     for: SANDBOX_CLAIMS,
-    // Every event of an owned Sandbox wakes its claim; an unchanged status costs no write.
-    owns: [SANDBOXES],
+    owns: [{ resource: SANDBOXES, filter: OWNED_SANDBOX_FILTER }],
     watches: [
       {
         resource: SANDBOX_WARM_POOLS,
+        filter: WARM_POOL_FILTER,
         map: (p) =>
           claimsOf(informers, p.metadata.namespace ?? '', new Set([p.metadata.name ?? '']), true),
       },
       {
         resource: SANDBOX_TEMPLATES,
+        filter: TEMPLATE_FILTER,
         map: (t) => {
           const ns = t.metadata.namespace ?? '';
           const pools = informers

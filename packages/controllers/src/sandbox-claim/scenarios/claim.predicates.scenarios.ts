@@ -1,0 +1,124 @@
+// Spec §21.3 TestSandboxStatusRelevantChange and TestSandboxTemplateCreatePredicate observed
+// through the API: an irrelevant change to a claimed Sandbox runs no claim pass and writes
+// nothing, a Ready change reaches the claim; a template edit does not reach a bound claim's
+// Sandbox until the claim's next pass (creations alone wake claims).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResourceRef } from '@agent-sandbox/kube';
+import type { TestTarget } from '../../testing/target.ts';
+import {
+  SANDBOX_CLAIMS,
+  SANDBOX_TEMPLATES,
+  type ClaimObject,
+  type SandboxObj,
+} from '../../extensions/resources.ts';
+import { SANDBOXES } from '../../sandbox/child-writes.ts';
+import { SANDBOX_CLAIM_CONTROLLER_NAME } from '../sandbox-claim-controller.ts';
+import {
+  createClaim,
+  createPool,
+  createTemplate,
+  newClaim,
+  newPool,
+  newTemplate,
+  poolSettled,
+  where,
+} from '../../testing/extensions.ts';
+import {
+  eventually,
+  openScenarioWorld,
+  setPodStatus,
+  type ScenarioWorld,
+} from '../../testing/harness.ts';
+
+export function defineClaimPredicateScenarios(target: TestTarget): void {
+  describe(`SandboxClaim watch predicates (${target})`, () => {
+    let world: ScenarioWorld;
+    beforeAll(async () => {
+      world = await openScenarioWorld(target, { extensions: {} });
+    });
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    const claimPasses = async (): Promise<number> =>
+      (await world.controller.manager.metrics.reconcileTotal.get()).values
+        .filter((v) => v.labels.controller === SANDBOX_CLAIM_CONTROLLER_NAME)
+        .reduce((sum, v) => sum + v.value, 0);
+
+    /** Waits until the manager's cache holds `rv` of the object and every queue is idle. */
+    const settled = async (ref: ResourceRef, name: string, rv: string): Promise<void> => {
+      const cache = world.controller.manager.getInformer(ref).cache;
+      const metrics = world.controller.manager.metrics;
+      await eventually(async () => {
+        if (cache.get(`${world.ns}/${name}`)?.metadata.resourceVersion !== rv) return undefined;
+        await new Promise((r) => setTimeout(r, 300));
+        const depth = (await metrics.queueDepth.get()).values.reduce((s, v) => s + v.value, 0);
+        const active = (await metrics.activeWorkers.get()).values.reduce((s, v) => s + v.value, 0);
+        return depth === 0 && active === 0 ? true : undefined;
+      });
+    };
+
+    /** A claim bound to a warm member of a fresh pool, its Sandbox and the claim Ready. */
+    const boundClaim = async (name: string): Promise<{ claim: ClaimObject; sandbox: string }> => {
+      await createTemplate(world, newTemplate(world.ns, `tpl-${name}`));
+      await createPool(world, newPool(world.ns, name, `tpl-${name}`, { replicas: 1 }));
+      await poolSettled(world, name, 1);
+      await createClaim(world, newClaim(world.ns, name, name));
+      const claim = await where<ClaimObject>(world, SANDBOX_CLAIMS, name, (c) =>
+        (c.status?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True'),
+      );
+      return { claim, sandbox: claim.status?.sandbox?.name ?? '' };
+    };
+
+    describe.concurrent('TestSandboxStatusRelevantChange', () => {
+      it('TestSandboxStatusRelevantChange: an annotation on the claimed Sandbox runs no claim pass and writes nothing; a Ready change reaches the claim', async () => {
+        const { sandbox } = await boundClaim('relevant');
+        const claimRv = (await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'relevant'))
+          .metadata.resourceVersion;
+        const sb = await world.client.get<SandboxObj>(SANDBOXES, world.ns, sandbox);
+        await settled(SANDBOXES, sandbox, sb.metadata.resourceVersion ?? '');
+        const before = await claimPasses();
+        const poked = await world.client.patch<SandboxObj>(SANDBOXES, world.ns, sandbox, {
+          type: 'merge',
+          body: { metadata: { annotations: { 'test.agent-sandbox.dev/poke': 'x' } } },
+        });
+        await settled(SANDBOXES, sandbox, poked.metadata.resourceVersion ?? '');
+        expect(await claimPasses()).toBe(before);
+        const after = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'relevant');
+        expect(after.metadata.resourceVersion).toBe(claimRv);
+        // The Pod stops being Ready: the Sandbox's Ready changes, and the claim follows.
+        const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+        await setPodStatus(world.client, world.ns, sandbox, {
+          phase: 'Running',
+          conditions: [
+            { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+            { type: 'Ready', status: 'False', lastTransitionTime: now },
+          ],
+        });
+        await where<ClaimObject>(world, SANDBOX_CLAIMS, 'relevant', (c) =>
+          (c.status?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'False'),
+        );
+      });
+    });
+
+    describe.concurrent('TestSandboxTemplateCreatePredicate', () => {
+      it('TestSandboxTemplateCreatePredicate: a template edit wakes no bound claim; its next pass carries the edit to the Sandbox', async () => {
+        const { sandbox } = await boundClaim('edited');
+        const label = (s: SandboxObj): string | undefined =>
+          s.spec.podTemplate.metadata?.labels?.['team'];
+        const template = await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-edited', {
+          type: 'merge',
+          body: { spec: { podTemplate: { metadata: { labels: { app: 'agent', team: 'a' } } } } },
+        });
+        await settled(SANDBOX_TEMPLATES, 'tpl-edited', template.metadata.resourceVersion ?? '');
+        const untouched = await world.client.get<SandboxObj>(SANDBOXES, world.ns, sandbox);
+        expect(label(untouched)).toBeUndefined();
+        await world.client.patch(SANDBOX_CLAIMS, world.ns, 'edited', {
+          type: 'merge',
+          body: { metadata: { annotations: { 'test.agent-sandbox.dev/poke': 'x' } } },
+        });
+        await where<SandboxObj>(world, SANDBOXES, sandbox, (s) => label(s) === 'a');
+      });
+    });
+  });
+}
