@@ -1,7 +1,8 @@
 // The proxy port's request path (dataplane §2.5–§2.8, §2.10): parse → authorize → resolve → dial
 // with retries (dial-class failures only: no body byte has left yet) → stream both ways with no
 // buffering. Upgrades (WebSocket and others) are spliced at the socket level with no timeout.
-// One error boundary: every failure ends as upstream's `{"detail"}` JSON, never a crash.
+// One error boundary per entry (handleRequest, handleUpgrade): a throw or rejection anywhere on
+// the way ends as upstream's `{"detail"}` JSON 502 (the cause logged), never a crash.
 import {
   request as httpRequest,
   type Agent,
@@ -10,7 +11,12 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { ROUTER_HEALTHZ_BODY, RouterDetail } from '@agent-sandbox/protocol';
+import {
+  originForm,
+  requestRefusal,
+  ROUTER_HEALTHZ_BODY,
+  RouterDetail,
+} from '@agent-sandbox/protocol';
 import type { Authorizer } from './authz.ts';
 import { RouterError } from './errors.ts';
 import { errorReason, type RouterMetrics } from './metrics.ts';
@@ -48,6 +54,8 @@ export interface ProxyDeps {
   /** Beyond upstream: `<port>-<sandbox>.<namespace>.<domain>` routing. */
   sandboxDomain?: string;
   accessLog?: (entry: AccessLogEntry) => void;
+  /** Errors the boundary answered (a bug, not a backend failure). */
+  log?: (msg: string, fields: Record<string, unknown>) => void;
   /** Beyond upstream: resume suspended Sandboxes on request (wake.ts). */
   waker?: SandboxWaker;
 }
@@ -227,7 +235,20 @@ const delay = (ms: number, signal: AbortSignal) =>
 /** Handles one non-upgrade request on the proxy port. */
 export function handleRequest(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): void {
   const started = performance.now();
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const target = originForm(req.url ?? '/');
+  const path = target.split('?')[0] ?? '/';
+  const refusal = requestRefusal(req.method ?? '', req.rawHeaders);
+  if (refusal) {
+    const body = detailBody(refusal.message);
+    res.shouldKeepAlive = false;
+    res
+      .writeHead(refusal.status, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      })
+      .end(body);
+    return;
+  }
   if (path === '/healthz') {
     res
       .writeHead(200, {
@@ -282,23 +303,38 @@ export function handleRequest(req: IncomingMessage, res: ServerResponse, deps: P
       .end(body);
   };
   req.pause();
-  prepare(req, deps)
+  // A body cut short errors `req`; forward() sees it as 'aborted', and an unheard 'error' event
+  // must not end the process.
+  req.on('error', () => undefined);
+  Promise.resolve()
+    .then(() => prepare(req, deps))
     .then((p) => {
       if ('detail' in p) {
         namespace = p.namespace;
         return fail(p.status, p.detail);
       }
       namespace = p.target.namespace;
-      return forward(req, res, deps, p, (n) => (bytesOut += n), fail);
+      return forward(req, res, deps, { ...p, path: target }, (n) => (bytesOut += n), fail);
     })
-    .catch(() => fail(502, RouterDetail.backendUnreachable(first(req)('x-sandbox-id') ?? '')));
+    .catch((err: unknown) => {
+      logFailure(deps, req, err);
+      fail(502, RouterDetail.backendUnreachable(first(req)('x-sandbox-id') ?? ''));
+    });
+}
+
+function logFailure(deps: ProxyDeps, req: IncomingMessage, err: unknown): void {
+  deps.log?.('proxy request failed', {
+    method: req.method,
+    path: (req.url ?? '').split('?')[0]?.slice(0, 256),
+    error: err instanceof Error ? err.message : String(err),
+  });
 }
 
 async function forward(
   req: IncomingMessage,
   res: ServerResponse,
   deps: ProxyDeps,
-  p: Prepared,
+  p: Prepared & { path: string },
   count: (n: number) => void,
   fail: (status: number, detail: string) => void,
 ): Promise<void> {
@@ -315,7 +351,7 @@ async function forward(
         host: resolved.host,
         port: resolved.port,
         method: req.method,
-        path: req.url,
+        path: p.path,
         headers,
         agent: deps.agent,
         signal: deadline,
@@ -360,7 +396,8 @@ async function forward(
           res.end();
           resolve('done');
         });
-        ur.once('error', () => {
+        // The backend went away mid-body: the head has left, so cut the client off too.
+        ur.on('error', () => {
           res.destroy();
           resolve('done');
         });
@@ -368,8 +405,11 @@ async function forward(
           if (!ur.complete) up.destroy();
         });
       });
-      up.once('error', (err: unknown) => {
+      let failed = false;
+      up.on('error', (err: unknown) => {
         clearTimeout(headerTimer);
+        if (failed) return; // a second error on a dead request is not news
+        failed = true;
         if (!sent && DIAL_CODES.has(codeOf(err))) {
           resolve({ dialError: err });
           return;
@@ -436,7 +476,7 @@ export function handleUpgrade(
       const upstream = connect(p.resolved.port, p.resolved.host);
       upstream.once('error', () => refuse(502, RouterDetail.backendUnreachable(p.target.id)));
       upstream.once('connect', () => {
-        const lines = [`${req.method} ${req.url} HTTP/1.1`];
+        const lines = [`${req.method} ${originForm(req.url ?? '/')} HTTP/1.1`];
         for (const [k, v] of Object.entries(headers))
           for (const x of Array.isArray(v) ? v : [v]) lines.push(`${k}: ${String(x)}`);
         upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -449,5 +489,8 @@ export function handleUpgrade(
         client.pipe(upstream);
       });
     })
-    .catch(() => refuse(502, RouterDetail.backendUnreachable(first(req)('x-sandbox-id') ?? '')));
+    .catch((err: unknown) => {
+      logFailure(deps, req, err);
+      refuse(502, RouterDetail.backendUnreachable(first(req)('x-sandbox-id') ?? ''));
+    });
 }

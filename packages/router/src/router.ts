@@ -15,7 +15,14 @@ import { InvalidOptionError } from './errors.ts';
 import { RouterMetrics } from './metrics.ts';
 import { PodIpCache } from './pod-cache.ts';
 import { SandboxWaker } from './wake.ts';
-import { handleRequest, handleUpgrade, type AccessLogEntry, type ProxyDeps } from './proxy.ts';
+import { answerRefusals } from '@agent-sandbox/protocol/node';
+import {
+  detailBody,
+  handleRequest,
+  handleUpgrade,
+  type AccessLogEntry,
+  type ProxyDeps,
+} from './proxy.ts';
 
 export type AuthzMode = 'allow-all' | 'tokenreview' | 'scoped-token';
 
@@ -68,6 +75,8 @@ export interface RouterOptions {
   /** Beyond upstream: serve `<port>-<sandbox>.<namespace>.<sandboxDomain>` hosts. */
   sandboxDomain?: string;
   accessLog?: (entry: AccessLogEntry) => void;
+  /** Structured log lines for errors a boundary answered (bugs, not backend failures). */
+  log?: (msg: string, fields: Record<string, unknown>) => void;
   /** @default 0.1.0 */
   version?: string;
 }
@@ -180,6 +189,7 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
     maxRequestBodyBytes: o.maxRequestBodyBytes ?? 0,
     ...(o.sandboxDomain ? { sandboxDomain: o.sandboxDomain } : {}),
     ...(o.accessLog ? { accessLog: o.accessLog } : {}),
+    ...(o.log ? { log: o.log } : {}),
     ...(waker ? { waker } : {}),
   };
   const servers: Server[] = [];
@@ -190,13 +200,9 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
   const serverOptions = {
     connectionsCheckingInterval: Math.max(100, Math.min(1000, readHeaderTimeoutMs / 2)),
   };
-  const proxy = createServer(serverOptions, (req, res) => {
-    try {
-      handleRequest(req, res, deps);
-    } catch {
-      res.destroy(); // the boundary of last resort: a bug never takes the listener down
-    }
-  });
+  const proxy = createServer(serverOptions, (req, res) => handleRequest(req, res, deps));
+  // Requests Node's parser refuses, and CONNECT, get upstream's `{"detail"}` shape too.
+  answerRefusals(proxy, (r) => detailBody(r.message));
   proxy.on('upgrade', (req, socket, head) =>
     handleUpgrade(req, socket as import('node:net').Socket, head, deps),
   );
@@ -225,6 +231,7 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
           .end(ready ? 'ok' : 'draining');
       else res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
     });
+    answerRefusals(probe, (r) => detailBody(r.message));
     servers.push(probe);
     result.probeUrl = await listen(probe, o.probe);
   }
@@ -236,6 +243,7 @@ export async function startRouter(o: RouterOptions = {}): Promise<RunningRouter>
         () => res.writeHead(500).end(),
       );
     });
+    answerRefusals(m, (r) => detailBody(r.message));
     servers.push(m);
     result.metricsUrl = await listen(m, o.metrics);
   }

@@ -1,11 +1,11 @@
 // Slow clients against the router on real sockets: headers trickled in (slowloris) are cut at the
 // read-header deadline with a 408, a body trickled in is cut at the proxy deadline with upstream's
 // 502, and other clients are served meanwhile.
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRouter, type RunningRouter } from './router.ts';
+import { listenLoopback } from './testing/backend.ts';
 
 let backend: Server;
 let backendPort: number;
@@ -16,9 +16,7 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => res.writeHead(200).end('ok'));
   });
-  backend.listen(0, '127.0.0.1');
-  await once(backend, 'listening');
-  backendPort = (backend.address() as AddressInfo).port;
+  backendPort = await listenLoopback(backend);
   router = await startRouter({
     proxy: { host: '127.0.0.1', port: 0 },
     allowLoopbackPodIp: true,

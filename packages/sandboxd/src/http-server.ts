@@ -4,23 +4,11 @@
 // listener's one error boundary: whatever the handler throws or rejects with becomes `onError`'s
 // answer (5xx ones logged), and what never reaches a handler — a request Node's parser refuses
 // (`clientError`), CONNECT/TRACE/TRACK, duplicate Host — gets a JSON 4xx naming the problem.
-import {
-  createServer,
-  maxHeaderSize,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import {
-  clientErrorRefusal,
-  methodRefusal,
-  originForm,
-  rawHttpResponse,
-  requestRefusal,
-  type HttpRefusal,
-} from '@agent-sandbox/protocol';
+import { originForm, requestRefusal, type HttpRefusal } from '@agent-sandbox/protocol';
+import { answerRefusals } from '@agent-sandbox/protocol/node';
 import { errorText, type LogFn } from './errors.ts';
 
 export interface RequestInfo {
@@ -107,9 +95,6 @@ function refusalBody(r: HttpRefusal): string {
   return `${JSON.stringify({ code, message: r.message })}\n`;
 }
 
-const refusalBytes = (r: HttpRefusal) =>
-  rawHttpResponse(r.status, 'application/json', refusalBody(r));
-
 /** Serves `handle`; resolves once listening, rejects with the bind error. */
 export function serveHttp(
   handle: FetchHandler,
@@ -119,8 +104,6 @@ export function serveHttp(
   // Header deadlines are checked every connectionsCheckingInterval (30 s by default): often
   // enough here that a slowloris client is cut at the deadline, not up to 30 s later.
   const checking = Math.max(100, Math.min(1000, headersTimeoutMs / 2));
-  // The response in flight on each socket, so a parse error in its body is not answered twice.
-  const inflight = new WeakMap<Socket, ServerResponse>();
   const answer = (err: unknown, req: IncomingMessage, gone: AbortSignal): Response => {
     const response = options.onError(err);
     // A client that went away mid-body is no server failure; nobody reads that answer anyway.
@@ -142,15 +125,11 @@ export function serveHttp(
         .end(refusalBody(refusal));
       return;
     }
-    inflight.set(req.socket, res);
     // A body cut short (the client closed) errors `req`; the handler sees it through the body
     // stream and the signal, and an unheard 'error' event must not end the process.
     req.on('error', () => undefined);
     const abort = new AbortController();
-    res.on('close', () => {
-      abort.abort();
-      if (inflight.get(req.socket) === res) inflight.delete(req.socket);
-    });
+    res.on('close', () => abort.abort());
     const info: RequestInfo = {
       rawTarget: originForm(req.url ?? '/'),
       remoteAddress: req.socket.remoteAddress ?? '',
@@ -166,17 +145,7 @@ export function serveHttp(
   server.requestTimeout = 0; // large transfers are never cut (dataplane §4.1)
   server.keepAliveTimeout = options.idleTimeoutMs ?? 60_000;
   server.maxConnections = options.maxConnections ?? 1024;
-  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
-    const refusal = clientErrorRefusal(err, maxHeaderSize);
-    // Once a response has started, a second status line would corrupt it: cut the connection.
-    if (!refusal || !socket.writable || inflight.get(socket)?.headersSent) socket.destroy();
-    else socket.end(refusalBytes(refusal));
-  });
-  // CONNECT never reaches the request handler; without a listener Node drops the socket unanswered.
-  server.on('connect', (req: IncomingMessage, socket: Socket) => {
-    socket.on('error', () => socket.destroy());
-    socket.end(refusalBytes(methodRefusal(req.method ?? 'CONNECT')));
-  });
+  answerRefusals(server, refusalBody);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -125,19 +125,17 @@ async function routerCommand(
     ? { signal: run.signal, dispose: () => undefined }
     : withStreams(io).stopSignal();
   try {
-    const router = await startRouter({ ...options, version: run.version ?? 'unknown' }).catch(
-      (err: unknown) => {
-        const failure = failureOf(err, { complete: [RouterError], withCause: [KubeError] });
-        if (failure) throw failure;
-        if (
-          err instanceof Error &&
-          'code' in err &&
-          (err as { code: unknown }).code === 'EADDRINUSE'
-        )
-          throw new CliError('Failed', `router: ${err.message}`);
-        throw err;
-      },
-    );
+    const router = await startRouter({
+      ...options,
+      log: (msg, fields) => log({ logger: 'sandbox-router', msg, ...fields }),
+      version: run.version ?? 'unknown',
+    }).catch((err: unknown) => {
+      const failure = failureOf(err, { complete: [RouterError], withCause: [KubeError] });
+      if (failure) throw failure;
+      if (err instanceof Error && 'code' in err && (err as { code: unknown }).code === 'EADDRINUSE')
+        throw new CliError('Failed', `router: ${err.message}`);
+      throw err;
+    });
     log({
       logger: 'sandbox-router',
       msg: 'serving',
