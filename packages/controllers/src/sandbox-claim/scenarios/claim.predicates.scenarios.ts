@@ -40,6 +40,7 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
       await world?.close();
     });
 
+    // The suites run one after the other: the pass counter is the controller's, not one claim's.
     const claimPasses = async (): Promise<number> =>
       (await world.controller.manager.metrics.reconcileTotal.get()).values
         .filter((v) => v.labels.controller === SANDBOX_CLAIM_CONTROLLER_NAME)
@@ -70,7 +71,7 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
       return { claim, sandbox: claim.status?.sandbox?.name ?? '' };
     };
 
-    describe.concurrent('TestSandboxStatusRelevantChange', () => {
+    describe('TestSandboxStatusRelevantChange', () => {
       it('TestSandboxStatusRelevantChange: an annotation on the claimed Sandbox runs no claim pass and writes nothing; a Ready change reaches the claim', async () => {
         const { sandbox } = await boundClaim('relevant');
         const claimRv = (await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'relevant'))
@@ -101,7 +102,7 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
       });
     });
 
-    describe.concurrent('TestSandboxTemplateCreatePredicate', () => {
+    describe('TestSandboxTemplateCreatePredicate', () => {
       it('TestSandboxTemplateCreatePredicate: a template edit wakes no bound claim; its next pass carries the edit to the Sandbox', async () => {
         const { sandbox } = await boundClaim('edited');
         const label = (s: SandboxObj): string | undefined =>
