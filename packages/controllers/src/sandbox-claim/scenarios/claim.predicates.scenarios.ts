@@ -59,6 +59,18 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
       });
     };
 
+    /**
+     * Waits until the object stops changing and the manager has caught up: a Ready claim still
+     * gets its own trailing writes (claim-first-ready-at) and the passes they cause.
+     */
+    const quiet = (ref: ResourceRef, name: string): Promise<true> =>
+      eventually(async () => {
+        const rv = (await world.client.get(ref, world.ns, name)).metadata.resourceVersion ?? '';
+        await settled(ref, name, rv);
+        const now = (await world.client.get(ref, world.ns, name)).metadata.resourceVersion;
+        return now === rv ? true : undefined;
+      }, 60_000);
+
     /** A claim bound to a warm member of a fresh pool, its Sandbox and the claim Ready. */
     const boundClaim = async (name: string): Promise<{ claim: ClaimObject; sandbox: string }> => {
       await createTemplate(world, newTemplate(world.ns, `tpl-${name}`));
@@ -68,7 +80,10 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
       const claim = await where<ClaimObject>(world, SANDBOX_CLAIMS, name, (c) =>
         (c.status?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True'),
       );
-      return { claim, sandbox: claim.status?.sandbox?.name ?? '' };
+      const sandbox = claim.status?.sandbox?.name ?? '';
+      await quiet(SANDBOX_CLAIMS, name);
+      await quiet(SANDBOXES, sandbox);
+      return { claim, sandbox };
     };
 
     describe('TestSandboxStatusRelevantChange', () => {
@@ -76,8 +91,6 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
         const { sandbox } = await boundClaim('relevant');
         const claimRv = (await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'relevant'))
           .metadata.resourceVersion;
-        const sb = await world.client.get<SandboxObj>(SANDBOXES, world.ns, sandbox);
-        await settled(SANDBOXES, sandbox, sb.metadata.resourceVersion ?? '');
         const before = await claimPasses();
         const poked = await world.client.patch<SandboxObj>(SANDBOXES, world.ns, sandbox, {
           type: 'merge',
