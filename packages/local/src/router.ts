@@ -25,6 +25,8 @@ export interface EmbeddedRouterOptions {
   /** Wake-on-request: how long a request for a suspended Sandbox waits for it. @default 60_000 */
   wakeTimeoutMs?: number;
   accessLog?: (entry: AccessLogEntry) => void;
+  /** Requests the router failed (its error boundary, a dead backend). @default not logged */
+  log?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
 export function routerComponent(o: EmbeddedRouterOptions = {}): Component {
@@ -42,6 +44,7 @@ export function routerComponent(o: EmbeddedRouterOptions = {}): Component {
           wakeTimeoutMs: o.wakeTimeoutMs ?? 60_000,
           ...(o.sandboxDomain ? { sandboxDomain: o.sandboxDomain } : {}),
           ...(o.accessLog ? { accessLog: o.accessLog } : {}),
+          ...(o.log ? { log: o.log } : {}),
         });
       } catch (err: unknown) {
         await router?.close();

@@ -96,6 +96,7 @@ export async function runUp(
   }
   const logs = fileLogger(dataDir, io);
   const logger = logs.logger;
+  const routerLog = logger.child({ logger: 'router' });
   const stop = run.signal ? undefined : withStreams(io).stopSignal();
   const signal = run.signal ?? stop?.signal;
   const serve: ServeRunOptions = {
@@ -142,7 +143,11 @@ export async function runUp(
           },
         },
         // `<port>-<sandbox>.<namespace>.localhost` resolves to loopback in browsers (RFC 6761).
-        router: { nodeName: node, sandboxDomain: 'localhost' },
+        router: {
+          nodeName: node,
+          sandboxDomain: 'localhost',
+          log: (msg, fields) => routerLog.error(fields, msg),
+        },
       },
       io,
       serve,
