@@ -29,6 +29,7 @@ import { nodeAgentComponent, type EmbeddedNodeAgentOptions } from './node-agent.
 import { NodeStreamDirectory } from './node-streams.ts';
 import { publishRouter, unpublishRouter } from './router-publication.ts';
 import { routerComponent, type EmbeddedRouterOptions } from './router.ts';
+import { reportSlow } from './slow-stop.ts';
 
 /** The controller manager's options; the embedded mode supplies the kubeconfig. */
 export type EmbeddedControllerManagerOptions = Omit<ControllerManagerOptions, 'kubeConfig'>;
@@ -41,6 +42,11 @@ export interface EmbeddedOptions {
   kubelet?: EmbeddedNodeAgentOptions;
   /** Absent: no router. */
   router?: EmbeddedRouterOptions;
+  /**
+   * Told every 5 s (SLOW_STOP_MS) while one part is still stopping (`router publication`, a
+   * component's name, `api-server`), with how long it has taken: a stop that hangs says where.
+   */
+  onSlowStop?: (part: string, elapsedMs: number) => void;
 }
 
 export interface EmbeddedHandle {
@@ -112,9 +118,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
-      await unpublish?.();
-      for (let r = running.pop(); r; r = running.pop()) await r.component.stop();
-      await apiServer.stop();
+      const slow = options.onSlowStop;
+      if (unpublish) await reportSlow('router publication', unpublish(), slow);
+      for (let r = running.pop(); r; r = running.pop())
+        await reportSlow(r.name, r.component.stop(), slow);
+      await reportSlow('api-server', apiServer.stop(), slow);
     })());
   try {
     await grantAll(apiServer.kubeConfig, identities);

@@ -77,6 +77,8 @@ export async function serveEmbedded(
     const handle = await startEmbedded({
       ...options,
       apiServer: { ...options.apiServer, onEvent: (event) => report(event, io) },
+      onSlowStop: (part, ms) =>
+        io.stderr(`stopping: still waiting for ${part} after ${Math.round(ms / 1000)} s\n`),
     });
     const { url, dataDir, kubeconfigPath } = handle.apiServer;
     io.stdout(

@@ -36,6 +36,8 @@ export class ContainerInstance {
   process: ContainerProcess | undefined;
   readonly #listeners = new Set<(stream: 'stdout' | 'stderr', chunk: Buffer) => void>();
   #stopped = false;
+  /** A stop() that came before the process: its grace. */
+  #stopWanted: number | undefined;
 
   constructor(spec: InstanceSpec) {
     this.spec = spec;
@@ -75,6 +77,7 @@ export class ContainerInstance {
     );
     this.process = process;
     this.#logClosed = this.#follow(log, process);
+    if (this.#stopWanted !== undefined) return this.stop(this.#stopWanted);
     await time('until-running', () => this.#untilRunning());
   }
 
@@ -121,9 +124,18 @@ export class ContainerInstance {
     return { exitCode: status.exitCode, oomKilled, message, finishedAt };
   }
 
-  /** Signals TERM, then KILL after `graceMs`, retrying until the process is gone. */
+  /**
+   * Signals TERM, then KILL after `graceMs`, retrying until the process is gone. Asked while
+   * start() has not spawned the process yet, it is remembered: start() stops the process as soon
+   * as it exists — otherwise a Pod deleted (or a node stopped) mid-start kept running and its
+   * worker waited on it for ever.
+   */
   async stop(graceMs: number): Promise<void> {
-    if (this.#stopped || !this.process) return;
+    if (this.#stopped) return;
+    if (!this.process) {
+      this.#stopWanted = Math.min(this.#stopWanted ?? graceMs, graceMs);
+      return;
+    }
     this.#stopped = true;
     const exited = this.process.exited.then(() => true);
     const deadline = Date.now() + graceMs;

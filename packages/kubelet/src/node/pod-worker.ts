@@ -329,6 +329,8 @@ export class PodWorker {
     const init = this.#initNames.includes(c.name);
     if (!init) checkProbes(c);
     slot.instance = instance;
+    // Termination's first sweep may have run before this instance existed: it starts stopped.
+    if (this.#terminating) void instance.stop(0);
     slot.logs[n] = logPath;
     await instance.start();
     const startedAt = new Date().toISOString();
