@@ -10,7 +10,7 @@ import {
   type KubeClient,
   type ResourceRef,
 } from '@agent-sandbox/kube';
-import type { KubeObject } from '@agent-sandbox/kube-types';
+import { formatTime, type KubeObject } from '@agent-sandbox/kube-types';
 import { NODES } from '@agent-sandbox/kubelet';
 import {
   ROUTER_NAMESPACE,
@@ -50,7 +50,7 @@ export async function publishRouter(
     nodeName,
     nodeUid: node.metadata.uid ?? '',
     nodeIp: node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '127.0.0.1',
-    now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    now: formatTime(new Date()),
   };
   await createOrKeep(client, NAMESPACES, routerNamespace());
   await client.patch(NAMESPACES, undefined, ROUTER_NAMESPACE, {

@@ -7,6 +7,8 @@ import {
   SANDBOX_GROUP,
   STORAGE_VERSION,
 } from '@agent-sandbox/api';
+// shutdownTime is written as upstream's SDKs write it: metav1.Time, whole seconds.
+import { formatTime } from '@agent-sandbox/kube-types';
 import type { ClaimObject, SandboxObject, WarmPoolObject } from './resources.ts';
 
 /** The value of Labels.CreatedBy on what this SDK creates. */
@@ -27,11 +29,6 @@ export interface ObjectInput {
   shutdownAt: Date | undefined;
   now: Date;
   traceContext: string | undefined;
-}
-
-/** RFC 3339 with second precision, as upstream's SDKs write shutdownTime. */
-export function formatSeconds(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function commonMetadata(input: ObjectInput): ClaimObject['metadata'] {
@@ -55,7 +52,7 @@ export function desiredClaim(input: ObjectInput, warmPool: string): ClaimObject 
   const spec: ClaimObject['spec'] = { warmPoolRef: { name: warmPool } };
   if (Object.keys(input.env).length > 0) spec.env = envList(input.env);
   if (input.shutdownAt)
-    spec.lifecycle = { shutdownTime: formatSeconds(input.shutdownAt), shutdownPolicy: 'Delete' };
+    spec.lifecycle = { shutdownTime: formatTime(input.shutdownAt), shutdownPolicy: 'Delete' };
   return {
     apiVersion: `${EXTENSIONS_GROUP}/${STORAGE_VERSION}`,
     kind: 'SandboxClaim',
@@ -77,7 +74,7 @@ export function desiredImageSandbox(input: ObjectInput, image: string): SandboxO
     },
   };
   if (input.shutdownAt) {
-    spec.shutdownTime = formatSeconds(input.shutdownAt);
+    spec.shutdownTime = formatTime(input.shutdownAt);
     spec.shutdownPolicy = 'Delete';
   }
   return {
@@ -110,7 +107,7 @@ export function shadowPoolName(template: string): string {
 export function claimTimeoutPatch(claim: ClaimObject, shutdownAt: Date): Record<string, unknown> {
   const policy = claim.spec.lifecycle?.shutdownPolicy ?? 'Delete';
   return {
-    spec: { lifecycle: { shutdownTime: formatSeconds(shutdownAt), shutdownPolicy: policy } },
+    spec: { lifecycle: { shutdownTime: formatTime(shutdownAt), shutdownPolicy: policy } },
   };
 }
 
@@ -119,7 +116,7 @@ export function claimTimeoutPatch(claim: ClaimObject, shutdownAt: Date): Record<
  * create's timeoutMs does (the API's default, Retain, would keep an empty Sandbox around).
  */
 export function sandboxTimeoutPatch(shutdownAt: Date): Record<string, unknown> {
-  return { spec: { shutdownTime: formatSeconds(shutdownAt), shutdownPolicy: 'Delete' } };
+  return { spec: { shutdownTime: formatTime(shutdownAt), shutdownPolicy: 'Delete' } };
 }
 
 export function operatingModePatch(mode: 'Running' | 'Suspended'): Record<string, unknown> {

@@ -2,6 +2,7 @@
 // ResponseComplete): who, verb, resource, namespace/name, response code, timestamps, and the
 // annotations admission and authorization add. Metadata level means no request or response
 // body is ever in it — a Secret's data or a TokenReview's token cannot leak into the log. Pure.
+import { formatMicroTime } from '@agent-sandbox/kube-types';
 import type { UserInfo } from '../auth/authenticate.ts';
 import type { ResourceRequest } from '../http/request-info.ts';
 
@@ -52,11 +53,6 @@ export interface AuditFacts {
 
 const ANONYMOUS = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
-/** kube's audit timestamps: RFC 3339 with microseconds. */
-function micro(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
 /** Whether the request is one the log records: a write to a resource. */
 export function isAudited(facts: AuditFacts): boolean {
   return facts.req !== undefined && WRITE_VERBS.has(facts.req.verb);
@@ -88,8 +84,8 @@ export function auditEvent(facts: AuditFacts, code: number, now: Date): AuditEve
       ...(req.subresource !== undefined ? { subresource: req.subresource } : {}),
     },
     responseStatus: { metadata: {}, code },
-    requestReceivedTimestamp: micro(facts.received),
-    stageTimestamp: micro(now),
+    requestReceivedTimestamp: formatMicroTime(facts.received),
+    stageTimestamp: formatMicroTime(now),
     ...(facts.annotations && Object.keys(facts.annotations).length > 0
       ? { annotations: facts.annotations }
       : {}),
