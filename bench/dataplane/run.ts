@@ -8,7 +8,8 @@
 //                     sequential requests and requests/s at --concurrency (target ≤ 1 ms p50)
 //   exec round trip   POST /execute {"command":"true"} through router + daemon vs spawning
 //                     `true` locally from this process (target ≤ 2× a local spawn); the same
-//                     request straight to the daemon splits the cost between the two hops
+//                     request straight to the daemon splits the cost between the two hops; the
+//                     three are measured round-robin so a load swing cannot skew their ratio
 //   file transfer     --mb MB upload (PUT /v1/files, chunked) and download through the daemon's
 //                     REST port vs fs.copyFile of the same file
 // Prints a table and writes bench/results/dataplane-<timestamp>.json.
@@ -84,6 +85,14 @@ async function latency(fn: () => Promise<number>, n: number) {
   return { p50: pct(xs, 50), p99: pct(xs, 99) };
 }
 
+/** Round-robin over `fns`, so load swings hit each alike and their ratio holds. */
+async function interleaved(fns: (() => Promise<number>)[], n: number) {
+  for (let i = 0; i < 50; i++) for (const fn of fns) await fn(); // warm-up
+  const xs = fns.map((): number[] => []);
+  for (let i = 0; i < n; i++) for (const [j, fn] of fns.entries()) xs[j]!.push(await fn());
+  return xs.map((v) => ({ p50: pct(v, 50), p99: pct(v, 99) }));
+}
+
 async function throughput(fn: () => Promise<number>, n: number, c: number) {
   let next = 0;
   const t0 = performance.now();
@@ -146,16 +155,19 @@ try {
 
   const execBody = JSON.stringify({ command: 'true' });
   const json = { 'content-type': 'application/json' };
-  const execLat = await latency(
-    () => once(proxy, '/execute', { ...route, ...json }, 'POST', execBody),
+  const execLats = await interleaved(
+    [
+      () => once(proxy, '/execute', { ...route, ...json }, 'POST', execBody),
+      () => once(legacy, '/execute', json, 'POST', execBody),
+      async () => {
+        const t0 = performance.now();
+        await new Promise<void>((resolve) => spawn('true').once('close', () => resolve()));
+        return performance.now() - t0;
+      },
+    ],
     300,
   );
-  const execDirectLat = await latency(() => once(legacy, '/execute', json, 'POST', execBody), 300);
-  const spawnLat = await latency(async () => {
-    const t0 = performance.now();
-    await new Promise<void>((resolve) => spawn('true').once('close', () => resolve()));
-    return performance.now() - t0;
-  }, 300);
+  const [execLat, execDirectLat, spawnLat] = [execLats[0]!, execLats[1]!, execLats[2]!];
 
   const src = join(base, 'src.bin');
   await writeFile(src, Buffer.alloc(MB * 1024 * 1024, 7));
@@ -206,8 +218,11 @@ try {
       routedP50Ms: execLat.p50,
       routedP99Ms: execLat.p99,
       directP50Ms: execDirectLat.p50,
+      directP99Ms: execDirectLat.p99,
       localSpawnP50Ms: spawnLat.p50,
+      localSpawnP99Ms: spawnLat.p99,
       ratioP50: execLat.p50 / spawnLat.p50,
+      daemonRatioP50: execDirectLat.p50 / spawnLat.p50,
     },
     files: {
       mb: MB,
@@ -220,6 +235,11 @@ try {
   };
   const f = (n: number) => n.toFixed(3);
   console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (${cpus().length} cpus)`,
+  );
+  console.log(
     `router  p50 direct ${f(directLat.p50)} ms  routed ${f(routedLat.p50)} ms  overhead ${f(result.router.overheadP50Ms)} ms (target ≤ 1)`,
   );
   console.log(
@@ -229,7 +249,7 @@ try {
     `router  req/s (c=${C}) direct ${directRps.toFixed(0)}  routed ${routedRps.toFixed(0)}`,
   );
   console.log(
-    `exec    p50 router+daemon ${f(execLat.p50)} ms  local spawn ${f(spawnLat.p50)} ms  ratio ${result.exec.ratioP50.toFixed(2)}× (target ≤ 2); daemon alone ${f(execDirectLat.p50)} ms`,
+    `exec    p50 router+daemon ${f(execLat.p50)} ms  local spawn ${f(spawnLat.p50)} ms  ratio ${result.exec.ratioP50.toFixed(2)}× (target ≤ 2); daemon alone ${f(execDirectLat.p50)} ms (${result.exec.daemonRatioP50.toFixed(2)}×)`,
   );
   console.log(
     `files   ${MB} MB upload ${uploadMs.toFixed(0)} ms  download ${downloadMs.toFixed(0)} ms  local copy ${copyMs.toFixed(0)} ms`,

@@ -3,7 +3,7 @@
 import { mkdir } from 'node:fs/promises';
 import { SENSITIVE_ENV_MARKERS } from '@agent-sandbox/protocol';
 import { serveHttp } from './http-server.ts';
-import { createLegacyHandler, legacyError } from './legacy-server.ts';
+import { createLegacyHandler, legacyError, legacyFastRoutes } from './legacy-server.ts';
 import { metadataEnv, withDefaults, type SandboxdOptions } from './options.ts';
 import { resolveRoot } from './paths.ts';
 import { ProcessLimiter } from './process-limiter.ts';
@@ -82,22 +82,21 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
       }
     }
     if (o.legacyPort >= 0) {
+      const legacyOptions = {
+        root,
+        env: o.env,
+        defaultTimeoutSeconds: o.execTimeoutSeconds,
+        maxUploadBytes: o.maxUploadBytes,
+        limiter,
+      };
       const legacy = await bind('legacy', o.legacyPort, () =>
-        serveHttp(
-          createLegacyHandler({
-            root,
-            env: o.env,
-            defaultTimeoutSeconds: o.execTimeoutSeconds,
-            maxUploadBytes: o.maxUploadBytes,
-            limiter,
-          }),
-          {
-            host: o.listenHost,
-            port: o.legacyPort,
-            onError: legacyError,
-            log: o.log,
-          },
-        ),
+        serveHttp(createLegacyHandler(legacyOptions), {
+          host: o.listenHost,
+          port: o.legacyPort,
+          onError: legacyError,
+          log: o.log,
+          fastRoutes: legacyFastRoutes(legacyOptions),
+        }),
       );
       if (legacy) {
         closers.push(legacy.close);

@@ -4,12 +4,15 @@
 // listener's one error boundary: whatever the handler throws or rejects with becomes `onError`'s
 // answer (5xx ones logged), and what never reaches a handler — a request Node's parser refuses
 // (`clientError`), CONNECT/TRACE/TRACK, duplicate Host — gets a JSON 4xx naming the problem.
+// A `FastRoute` (the legacy /execute) skips the WHATWG Request/Response and their streams: on a
+// small JSON request that conversion cost as much as the spawn it fronts (bench/dataplane).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { originForm, requestRefusal, type HttpRefusal } from '@agent-sandbox/protocol';
 import { answerRefusals } from '@agent-sandbox/protocol/node';
 import { errorText, type LogFn } from './errors.ts';
+import { splitTarget } from './target.ts';
 
 export interface RequestInfo {
   /** The request-target as sent (path and query, still percent-encoded). */
@@ -20,6 +23,24 @@ export interface RequestInfo {
 }
 
 export type FetchHandler = (req: Request, info: RequestInfo) => Promise<Response>;
+
+/** A whole answer as one string, sent with Content-Length in one write. */
+export interface PlainAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A hot route served on Node's own request: its body read into one bounded buffer. */
+export interface FastRoute {
+  method: string;
+  /** The raw path it serves, exactly (the query is ignored). */
+  path: string;
+  maxBodyBytes: number;
+  /** The answer for a body over maxBodyBytes (the connection is closed after it). */
+  tooLarge: () => PlainAnswer;
+  handle: (body: Buffer, info: RequestInfo) => Promise<PlainAnswer>;
+}
 
 export interface HttpServeOptions {
   host: string;
@@ -34,6 +55,8 @@ export interface HttpServeOptions {
   idleTimeoutMs?: number;
   /** @default 1024 */
   maxConnections?: number;
+  /** Routes answered before the fetch handler, without WHATWG conversion. */
+  fastRoutes?: FastRoute[];
 }
 
 export interface ListeningHttpServer {
@@ -89,6 +112,45 @@ async function send(res: ServerResponse, response: Response, method: string): Pr
   res.end();
 }
 
+function sendPlain(res: ServerResponse, a: PlainAnswer): void {
+  res
+    .writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(a.body)) })
+    .end(a.body);
+}
+
+/** The body, or undefined as soon as it passes `limit` (the rest is left unread). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
+}
+
+async function serveFast(
+  route: FastRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: RequestInfo,
+): Promise<void> {
+  const body = await readBody(req, route.maxBodyBytes);
+  if (!body) {
+    res.shouldKeepAlive = false;
+    return sendPlain(res, route.tooLarge());
+  }
+  const answer = await route.handle(body, info);
+  if (!res.destroyed) sendPlain(res, answer);
+}
+
 /** A refusal as the daemon's JSON error body (`code` + `message`, both APIs read `message`). */
 function refusalBody(r: HttpRefusal): string {
   const code = r.reason === 'Timeout' ? 'DEADLINE_EXCEEDED' : 'INVALID_ARGUMENT';
@@ -135,6 +197,14 @@ export function serveHttp(
       remoteAddress: req.socket.remoteAddress ?? '',
       signal: abort.signal,
     };
+    const path = options.fastRoutes && splitTarget(info.rawTarget).rawPath;
+    const fast = options.fastRoutes?.find((r) => r.method === req.method && r.path === path);
+    if (fast) {
+      serveFast(fast, req, res, info).catch((err: unknown) =>
+        send(res, answer(err, req, abort.signal), req.method ?? 'GET').catch(() => res.destroy()),
+      );
+      return;
+    }
     Promise.resolve()
       .then(() => handle(toRequest(req, abort.signal), info))
       .catch((err: unknown) => answer(err, req, abort.signal))

@@ -1,5 +1,6 @@
 // The legacy runtime API on a real socket against dataplane §5, §13.4 and §13.9.
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +114,35 @@ describe('POST /execute', () => {
       'body',
       'timeout_seconds',
     ]);
+  });
+  it('answers in one write with Content-Length, also with a query on the target', async () => {
+    const r = await post('/execute?trace=1', { command: 'echo fast' });
+    expect([r.status, r.headers['transfer-encoding']]).toEqual([200, undefined]);
+    expect(Number(r.headers['content-length'])).toBe(r.body.length);
+    expect(r.json<{ stdout: string }>().stdout).toBe('fast\n');
+  });
+  it('kills the command when its client goes away before the answer', async () => {
+    const pidFile = path.join(d.root, 'gone.pid');
+    const req = request(`${url}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify({ command: `sh -c 'echo $$ > ${pidFile}; exec sleep 30'` }));
+    await expect
+      .poll(() => readFile(pidFile, 'utf8').catch(() => ''), { timeout: 10_000 })
+      .toMatch(/^\d+\n$/);
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    req.destroy();
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(alive, { timeout: 10_000 }).toBe(false);
   });
   it('refuses a flood beyond --max-processes with 503 (nothing ran, so retrying is safe)', async () => {
     const slow = Array.from({ length: 4 }, () => post('/execute', { command: 'sleep 1' }));
