@@ -1,4 +1,5 @@
-// Spec §21.3 TestSandboxClaimCleanupPolicy and the TTL cases beside it end to end: Retain on an
+// Spec §21.3 TestSandboxClaimCleanupPolicy and the TTL cases beside it end to end: the three
+// shutdown policies on a shutdownTime ahead, Finished mirrored and the TTL requeue, Retain on an
 // adopted warm Sandbox, Retain when the claim's Sandbox is no longer its own (deletion skipped,
 // binding cleared), an already-expired shutdownTime (the expired status persisted before any
 // cleanup, no Sandbox ever created), and ttlSecondsAfterFinished under DeleteForeground.
@@ -181,6 +182,75 @@ export function defineClaimCleanupScenarios(target: TestTarget): void {
             .filter((m, i, all) => all.indexOf(m) === i)
             .sort(),
         ).toEqual(['Claim expired', 'Deleting Claim (ShutdownPolicy=DeleteForeground)']);
+      });
+    });
+
+    describe.concurrent('TestSandboxClaimCleanupPolicy (shutdownTime ahead)', () => {
+      const soon = (): string => inMs(1_500);
+
+      it('TestSandboxClaimCleanupPolicy: Retain deletes the Sandbox and keeps the claim (ClaimExpired)', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'retain', 'cold', {
+            lifecycle: { shutdownTime: soon(), shutdownPolicy: 'Retain' },
+          }),
+        );
+        await where<SandboxObj>(world, SANDBOXES, 'retain', () => true);
+        const c = await readyReason('retain', 'ClaimExpired');
+        expect(ready(c)?.message).toBe('Claim expired. Sandbox cleanup initiated.');
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, 'retain'));
+        // The pass after the Sandbox's delete event clears the binding.
+        const after = await claimWhere('retain', (x) => x.status?.sandbox === undefined);
+        expect(ready(after)?.reason).toBe('ClaimExpired');
+      });
+
+      it('TestSandboxClaimCleanupPolicy: Delete deletes the claim (and its Sandbox through GC)', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'delete', 'cold', {
+            lifecycle: { shutdownTime: soon(), shutdownPolicy: 'Delete' },
+          }),
+        );
+        await where<SandboxObj>(world, SANDBOXES, 'delete', () => true);
+        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'delete'));
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, 'delete'), 30_000);
+      });
+
+      it('TestSandboxClaimCleanupPolicy: DeleteForeground keeps the claim until its Sandbox is gone', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'foreground', 'cold', {
+            lifecycle: { shutdownTime: soon(), shutdownPolicy: 'DeleteForeground' },
+          }),
+        );
+        await where<SandboxObj>(world, SANDBOXES, 'foreground', () => true);
+        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'foreground'), 30_000);
+        expect(await gone(world.client, SANDBOXES, world.ns, 'foreground')).toBe(true);
+      });
+
+      it('TestSandboxClaimMirrorsFinishedConditionAndSchedulesTTL / TestSandboxClaimTTLAfterFinishedCleanupPolicy: Finished mirrored; the TTL requeue (no other event comes) expires it; Retain keeps Finished', async () => {
+        await createClaim(
+          world,
+          newClaim(world.ns, 'ttl', 'scripted', {
+            lifecycle: { ttlSecondsAfterFinished: 1, shutdownPolicy: 'Retain' },
+          }),
+        );
+        await eventually(() => world.client.get(PODS, world.ns, 'ttl'));
+        await setPodStatus(world.client, world.ns, 'ttl', { phase: 'Succeeded' });
+        const finished = await claimWhere(
+          'ttl',
+          (c) =>
+            c.status?.conditions?.some((x) => x.type === 'Finished' && x.status === 'True') ??
+            false,
+        );
+        expect(finished.status?.conditions?.find((x) => x.type === 'Finished')?.reason).toBe(
+          'PodSucceeded',
+        );
+        const expired = await readyReason('ttl', 'ClaimExpired');
+        expect(expired.status?.conditions?.map((x) => x.type)).toEqual(['Finished', 'Ready']);
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, 'ttl'));
+        const kept = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'ttl');
+        expect(kept.status?.conditions?.find((x) => x.type === 'Finished')?.status).toBe('True');
       });
     });
   });
