@@ -1,8 +1,10 @@
 // A gate between the manager child process and the API server that lets a test force the
 // interleavings a claim storm only finds by luck: it can hold one write (the manager is SIGKILLed
 // while its request is in flight; the test lets the request land later, as a dead process's write
-// does, or another writer gets in first and the held write is answered late with its 409), pause watch streams right after a chosen event (the manager's caches lag its own writes),
-// and it logs every write with the server's answer.
+// does, or another writer gets in first and the held write is answered late with its 409), fail
+// one write the way an overloaded server does (503, never sent on), pause watch streams right
+// after a chosen event (the manager's caches lag its own writes), and it logs every write with
+// the server's answer.
 import type { KubeConfig } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -40,6 +42,18 @@ export interface HeldRequest {
   release(): Promise<number>;
 }
 
+export interface FailOptions {
+  /** Only a request whose raw body matches fails. */
+  body?: RegExp;
+  /** The HTTP status of the answer. @default 503 */
+  code?: number;
+}
+
+export interface FailedRequest {
+  /** Resolves with the request once it was answered with the failure (never sent upstream). */
+  readonly failed: Promise<GateWrite>;
+}
+
 export interface WatchPause {
   /** Resolves once the trigger event went through and matching watches stopped delivering. */
   readonly paused: Promise<void>;
@@ -52,6 +66,11 @@ export interface ClaimGate {
   readonly writes: readonly GateWrite[];
   /** Holds the next request of `method` whose path (and body, see HoldOptions) matches. */
   holdNext(method: string, path: RegExp, options?: HoldOptions): HeldRequest;
+  /**
+   * Answers the next matching request with a Status failure without sending it on: the API
+   * server's transient failures (an etcd timeout, an overloaded server) on one chosen write.
+   */
+  failNext(method: string, path: RegExp, options?: FailOptions): FailedRequest;
   /** After `trigger` matches an event of a watch whose path matches, pauses all such watches. */
   pauseWatchesAfter(path: RegExp, trigger: (event: WatchLine) => boolean): WatchPause;
   /** Pauses every watch whose path matches from now on (the trigger is the call itself). */
@@ -73,6 +92,13 @@ interface Hold extends HoldOptions {
   sent?: (send: () => Promise<number>) => void;
 }
 
+interface Failure extends FailOptions {
+  method: string;
+  path: RegExp;
+  taken: boolean;
+  fail: (w: GateWrite) => void;
+}
+
 interface Pause {
   path: RegExp;
   trigger: (event: WatchLine) => boolean;
@@ -88,6 +114,7 @@ export async function startClaimGate(
 ): Promise<ClaimGate> {
   const writes: GateWrite[] = [];
   const holds: Hold[] = [];
+  const failures: Failure[] = [];
   const pauses: Pause[] = [];
 
   const deliver = (path: string, res: ServerResponse, line: string): void => {
@@ -180,19 +207,29 @@ export async function startClaimGate(
     h.arrive(write);
   };
 
+  const fail = (f: Failure, req: IncomingMessage, res: ServerResponse, body: Buffer[]): void => {
+    f.taken = true;
+    const write = logWrite(req, body);
+    write.status = f.code ?? 503;
+    res.writeHead(write.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(failureStatus(write.status)));
+    f.fail(write);
+  };
+
   const server = createServer((req, res) => {
     const body: Buffer[] = [];
     req.on('data', (c: Buffer) => body.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(body).toString();
-      const h = holds.find(
-        (x) =>
-          !x.taken &&
-          x.method === req.method &&
-          x.path.test(req.url ?? '/') &&
-          (x.body === undefined || x.body.test(raw)),
-      );
-      if (h !== undefined) hold(h, req, res, body);
+      const matches = (x: { taken: boolean; method: string; path: RegExp; body?: RegExp }) =>
+        !x.taken &&
+        x.method === req.method &&
+        x.path.test(req.url ?? '/') &&
+        (x.body === undefined || x.body.test(raw));
+      const f = failures.find(matches);
+      const h = f === undefined ? holds.find(matches) : undefined;
+      if (f !== undefined) fail(f, req, res, body);
+      else if (h !== undefined) hold(h, req, res, body);
       else forward(req, res, body);
     });
   });
@@ -208,9 +245,28 @@ export async function startClaimGate(
       holds.push(h);
       return { arrived, release: async () => (await sendable)() };
     },
+    failNext: (method, path, options = {}) => {
+      let fail!: (w: GateWrite) => void;
+      const failed = new Promise<GateWrite>((r) => (fail = r));
+      failures.push({ ...options, method, path, taken: false, fail });
+      return { failed };
+    },
     pauseWatchesAfter: (path, trigger) => addPause(pauses, path, trigger, 'armed'),
     pauseWatches: (path) => addPause(pauses, path, () => false, 'paused'),
     close: () => closeServer(server),
+  };
+}
+
+/** What kube-apiserver answers when etcd does not (the shape every client decodes). */
+function failureStatus(code: number): KubeObject & Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    message: 'etcdserver: request timed out',
+    reason: code === 503 ? 'ServiceUnavailable' : 'InternalError',
+    code,
   };
 }
 

@@ -68,8 +68,12 @@ export const warmPoolNotFound = (name: string): ClaimError =>
   new ClaimError('WarmPoolNotFound', `SandboxWarmPool "${name}" not found`);
 export const reconcilerError = (message: string, cause?: unknown): ClaimError =>
   new ClaimError('ReconcilerError', message, cause === undefined ? undefined : { cause });
-export const adoptionConflict = (detail: string): ClaimError =>
-  new ClaimError('AdoptionConflict', `adoption write conflict: ${detail}`);
+export const adoptionConflict = (detail: string, cause?: unknown): ClaimError =>
+  new ClaimError(
+    'AdoptionConflict',
+    `adoption write conflict: ${detail}`,
+    cause === undefined ? undefined : { cause },
+  );
 
 /** Any error as a ClaimError (ReconcilerError unless it is one already). */
 export function asClaimError(err: unknown): ClaimError {

@@ -184,19 +184,19 @@ export class WarmAdopter {
         live = await this.#client.get<SandboxObj>(SANDBOXES, ns, s, { signal });
       } catch (err: unknown) {
         if (!isNotFound(err)) throw err;
-        await this.#dropReference(claim, s, signal);
+        await this.#dropReference(claim, s, 'deleted', signal);
         throw adoptionConflict(`sandbox ${s} deleted before adoption completed`);
       }
       if (isControlledBy(live, claim)) return live;
       if (controlledByKind(live, 'SandboxWarmPool') === undefined) {
-        await this.#dropReference(claim, s, signal);
+        await this.#dropReference(claim, s, 'lost to another owner', signal);
         throw adoptionConflict(
           `sandbox ${s} is no longer pool-owned and not controlled by claim ${c}`,
         );
       }
       const problem = candidateProblem(live, claim);
       if (problem !== undefined) {
-        await this.#dropReference(claim, s, signal);
+        await this.#dropReference(claim, s, 'lost to another owner', signal);
         throw adoptionConflict(`sandbox ${s} is no longer adoptable by claim ${c}: ${problem}`);
       }
       snapshot = live;
@@ -206,10 +206,16 @@ export class WarmAdopter {
     );
   }
 
-  /** Removes the claim's sandbox-name reference, guarded on its exact value and the claim UID. */
+  /**
+   * Removes the claim's sandbox-name reference, guarded on its exact value and the claim UID. A
+   * failed removal keeps the reference and is reported as the AdoptionConflict it is (upstream's
+   * wording), not as a bare API error: the next pass finds the reference dangling and removes it
+   * (§12.4 step 2). A cancelled pass stays cancelled.
+   */
   async #dropReference(
     claim: ClaimObject,
     sandboxName: string,
+    why: 'deleted' | 'lost to another owner',
     signal: AbortSignal,
   ): Promise<void> {
     const path = `/metadata/annotations/${Annotations.SandboxName.replaceAll('~', '~0').replaceAll('/', '~1')}`;
@@ -232,7 +238,8 @@ export class WarmAdopter {
       if (isNotFound(err)) return;
       // A failed test means the reference already changed: nothing of ours to remove.
       if (isInvalid(err) || isConflict(err)) return;
-      throw err;
+      if (signal.aborted) throw err;
+      throw adoptionConflict(`sandbox ${sandboxName} ${why} and reference cleanup failed`, err);
     }
   }
 }
