@@ -50,14 +50,20 @@ export function poolsForTemplate(informers: InformerSource, template: KubeObject
     .map((p) => ({ namespace: ns, name: p.metadata.name ?? '' }));
 }
 
-export function sandboxWarmPoolController(options: SandboxWarmPoolControllerOptions): Controller {
-  const expectations = new WarmPoolExpectations();
+/**
+ * Settles pool expectations from member Sandbox events (spec §13.1): a create event of a
+ * pool-controlled Sandbox lowers its pool's expected creations, a delete event observes the UID.
+ * Register it before the controller's own handlers, so a pass queued by the event sees it.
+ */
+export function observeMemberEvents(
+  informers: InformerSource,
+  expectations: WarmPoolExpectations,
+): void {
   const poolKey = (s: KubeObject): string | undefined => {
     const ref = controlledByKind(s, 'SandboxWarmPool');
     return ref === undefined ? undefined : `${s.metadata.namespace ?? ''}/${ref.name}`;
   };
-  // Registered before the controller's own handlers, so a pass queued by this event sees it.
-  options.informers.getInformer<SandboxObj>(SANDBOXES).addHandlers({
+  informers.getInformer<SandboxObj>(SANDBOXES).addHandlers({
     onAdd: (s) => {
       const key = poolKey(s);
       if (key !== undefined) expectations.lowerCreations(key);
@@ -67,6 +73,11 @@ export function sandboxWarmPoolController(options: SandboxWarmPoolControllerOpti
       if (key !== undefined) expectations.deletionObserved(key, s.metadata.uid ?? '');
     },
   });
+}
+
+export function sandboxWarmPoolController(options: SandboxWarmPoolControllerOptions): Controller {
+  const expectations = new WarmPoolExpectations();
+  observeMemberEvents(options.informers, expectations);
   const reconciler = new SandboxWarmPoolReconciler({
     client: options.client,
     informers: options.informers,
