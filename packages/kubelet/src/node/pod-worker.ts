@@ -1,9 +1,10 @@
 // One pod on this node, from acceptance to the final DELETE (kubelet-and-oci §1–2): sandbox,
-// volumes, images, init containers in order, regular containers under the restart policy,
-// graceful termination. Status is computed by lifecycle/pod-status.ts and written on change.
+// images, init containers in order, regular containers under the restart policy, graceful
+// termination. The steps live beside it: pod-sandbox.ts (network, volumes, files),
+// image-pull.ts, container-launch.ts, container-probes.ts, pod-status-writer.ts.
 import type { Container, Pod } from '@agent-sandbox/kube-types';
 import { join } from 'node:path';
-import { KubeletError, errorMessage, isKubeletError } from '../errors.ts';
+import { errorMessage, isKubeletError } from '../errors.ts';
 import type { ImageRecord } from '../images/image-store.ts';
 import {
   initialRecord,
@@ -12,20 +13,17 @@ import {
   terminatedReason,
   type ContainerRecord,
 } from '../lifecycle/container-record.ts';
-import { computePodStatus } from '../lifecycle/pod-status.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
-import { buildOciSpec } from '../runtime/oci-spec.ts';
-import { ContainerProber } from '../probes/container-prober.ts';
-import { probeHandler } from '../probes/probe-state.ts';
-import { resolveEnv } from './container-env.ts';
-import { ContainerInstance } from './container-instance.ts';
-import { criLogPath } from './log-path.ts';
+import type { ContainerInstance } from './container-instance.ts';
+import { launchContainer, type ContainerMounts } from './container-launch.ts';
+import { checkProbes, instanceProber } from './container-probes.ts';
+import { pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
 import { superviseDaemon } from './pod-daemon.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
-import { prepareVolumes, volumeMounts } from './pod-volumes.ts';
-import { writePodFiles } from './pod-files.ts';
+import { preparePodSandbox } from './pod-sandbox.ts';
+import { PodStatusWriter } from './pod-status-writer.ts';
 
 type Slot = { record: ContainerRecord; instance?: ContainerInstance; logs: string[] };
 
@@ -41,9 +39,7 @@ export class PodWorker {
   #gone = false;
   #stopSignal: Promise<void>;
   #stop: () => void = () => undefined;
-  #startTime: string;
-  #published = '';
-  #publishing: Promise<void> = Promise.resolve();
+  readonly #status: PodStatusWriter;
   readonly #timer: PodPhaseTimer;
   readonly done: Promise<void>;
 
@@ -51,7 +47,24 @@ export class PodWorker {
     this.#ctx = ctx;
     this.#pod = pod;
     this.uid = pod.metadata?.uid ?? '';
-    this.#startTime = pod.status?.startTime ?? new Date().toISOString();
+    this.#status = new PodStatusWriter(
+      ctx,
+      {
+        pod: () => this.#pod,
+        records: () => {
+          const all = [...this.#slots.values()].map((s) => s.record);
+          return {
+            init: all.filter((r) => this.#initNames.includes(r.name)),
+            containers: all.filter((r) => !this.#initNames.includes(r.name)),
+          };
+        },
+        network: () => this.#network,
+        gone: () => this.#gone,
+        written: (p) => (this.#pod = p),
+      },
+      pod.status?.startTime ?? new Date().toISOString(),
+      () => this.#key,
+    );
     this.#stopSignal = new Promise((r) => (this.#stop = r));
     this.#timer = podPhaseTimer(ctx.onPhase, this.#key, this.uid);
     this.#timer.mark('observed');
@@ -127,35 +140,15 @@ export class PodWorker {
     try {
       const t = this.#timer;
       this.#runtime = await t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod));
-      const meta = this.#pod.metadata ?? {};
-      // The network and the volumes (API reads, token requests, files) do not depend on each
-      // other: both run at once, and both settle before a failure is reported, so nothing is
-      // still being set up when the pod is released.
-      const [network, volumes] = await settleAll([
-        t.time('network', () =>
-          this.#ctx.network.setUp({
-            namespace: meta.namespace ?? 'default',
-            name: meta.name ?? '',
-            uid: this.uid,
-            labels: meta.labels ?? {},
-            hostname: this.#pod.spec?.hostname ?? meta.name ?? '',
-          }),
-        ),
-        t.time('volumes', () =>
-          prepareVolumes(this.#pod, this.#ctx.objects, {
-            podDir: this.#podDir,
-            claimsDir: this.#ctx.claimsDir,
-            allowHostPath: this.#ctx.allowHostPath,
-          }),
-        ),
-      ]);
-      const net = (this.#network = network);
-      void t.time('status-sandbox', () => this.#publish());
-      const files = await t.time('pod-files', () => writePodFiles(this.#podDir, this.#pod, net));
-      const mountsFor = (c: Container) => [
-        ...volumeMounts(c.volumeMounts, volumes, c.name),
-        ...files,
-      ];
+      const { mountsFor } = await preparePodSandbox(this.#ctx, {
+        pod: this.#pod,
+        podDir: this.#podDir,
+        timer: t,
+        networkReady: (network) => {
+          this.#network = network;
+          void t.time('status-sandbox', () => this.#publish());
+        },
+      });
       if (await this.#runInit(mountsFor)) {
         await Promise.all(
           (this.#pod.spec?.containers ?? []).map((c) => this.#supervise(c, mountsFor, false)),
@@ -179,7 +172,7 @@ export class PodWorker {
     return join(this.#ctx.podsDir, this.uid);
   }
 
-  async #runInit(mountsFor: (c: Container) => ReturnType<typeof volumeMounts>): Promise<boolean> {
+  async #runInit(mountsFor: (c: Container) => ContainerMounts): Promise<boolean> {
     for (const c of this.#pod.spec?.initContainers ?? []) {
       const ok = await this.#supervise(c, mountsFor, true);
       if (!ok) return false;
@@ -190,7 +183,7 @@ export class PodWorker {
   /** Runs container `c` until it is done under the restart policy; true when it succeeded. */
   async #supervise(
     c: Container,
-    mountsFor: (c: Container) => ReturnType<typeof volumeMounts>,
+    mountsFor: (c: Container) => ContainerMounts,
     init: boolean,
   ): Promise<boolean> {
     const slot = this.#slots.get(c.name) as Slot;
@@ -235,96 +228,28 @@ export class PodWorker {
     return false;
   }
 
-  async #pull(c: Container, slot: Slot): Promise<ImageRecord | undefined> {
-    let attempts = 0;
-    while (!this.#terminating) {
-      try {
-        const { record } = await this.#ctx.images.ensure(
-          c.image ?? '',
-          c.imagePullPolicy as 'Always' | 'IfNotPresent' | 'Never' | undefined,
-        );
-        slot.record.imageID = record.imageId;
-        slot.record.image = record.name;
-        return record;
-      } catch (e) {
-        const code = isKubeletError(e) ? e.code : 'ImagePull';
-        const reason =
-          code === 'InvalidImageName'
-            ? 'InvalidImageName'
-            : code === 'ImageNotPresent'
-              ? 'ErrImageNeverPull'
-              : 'ErrImagePull';
-        slot.record.state = { kind: 'waiting', reason, message: errorMessage(e) };
-        await this.#publish();
-        if (reason === 'InvalidImageName') return undefined;
-        const delay = restartBackoffMs(++attempts, this.#ctx.backoffBaseMs);
-        if (reason === 'ErrImagePull') {
-          // The first failure shows ErrImagePull; the wait that follows shows ImagePullBackOff.
-          if (!(await this.#sleep(Math.min(delay, 1000)))) return undefined;
-          slot.record.state = {
-            kind: 'waiting',
-            reason: 'ImagePullBackOff',
-            message: `Back-off pulling image "${c.image}"`,
-          };
-          await this.#publish();
-        }
-        if (!(await this.#sleep(delay))) return undefined;
-      }
-    }
-    return undefined;
+  #pull(c: Container, slot: Slot): Promise<ImageRecord | undefined> {
+    return pullImage(this.#ctx.images, c, slot.record, {
+      terminating: () => this.#terminating,
+      sleep: (ms) => this.#sleep(ms),
+      publish: () => this.#publish(),
+      backoffBaseMs: this.#ctx.backoffBaseMs,
+    });
   }
 
-  async #runOnce(
-    c: Container,
-    slot: Slot,
-    image: ImageRecord,
-    mounts: ReturnType<typeof volumeMounts>,
-  ) {
-    const runtime = this.#runtime as ContainerRuntime;
-    const pod = this.#pod;
-    const meta = pod.metadata ?? {};
-    const ips = { podIP: this.#network?.ips[0] ?? '', hostIP: this.#ctx.nodeIP };
+  async #runOnce(c: Container, slot: Slot, image: ImageRecord, mounts: ContainerMounts) {
     const t = this.#timer;
-    const env = await t.time('env', () => resolveEnv(pod, c, this.#ctx.objects, ips));
-    const imageRootfs = await t.time('image-rootfs', () => this.#ctx.images.store.rootfs(image));
     const n = slot.record.restartCount;
-    const cgroupsPath = `/${this.#ctx.cgroupParent}/pod${this.uid}/${c.name}-${n}`;
-    const logPath = criLogPath(
-      this.#ctx.logsDir,
-      { namespace: meta.namespace ?? '', name: meta.name ?? '', uid: this.uid },
-      c.name,
-      n,
-    );
-    const instance = new ContainerInstance({
-      runtime,
-      dir: join(this.#podDir, 'containers', `${c.name}-${n}`),
-      imageRootfs,
-      logPath,
-      cgroupsPath,
-      stdin: c.stdin === true,
+    const { instance, logPath } = await launchContainer(this.#ctx, {
+      pod: this.#pod,
+      container: c,
+      image,
+      runtime: this.#runtime as ContainerRuntime,
+      network: this.#network,
+      mounts,
+      restartCount: n,
+      podDir: this.#podDir,
       timer: t,
-      config: (rootfs, terminationLog) =>
-        buildOciSpec({
-          pod,
-          container: c,
-          image: image.config,
-          rootfs,
-          netnsPath: this.#network?.netnsPath ?? '',
-          cgroupsPath,
-          hostname: pod.spec?.hostname ?? meta.name ?? '',
-          env,
-          mounts: [
-            ...mounts,
-            {
-              destination: c.terminationMessagePath ?? '/dev/termination-log',
-              source: terminationLog,
-              readOnly: false,
-            },
-          ],
-          extraReadOnlyMounts: this.#ctx.extraReadOnlyMounts,
-          pidsLimit: runtime.hostPidsLimit(this.#ctx.pidsLimit),
-          nodeMemoryBytes: this.#ctx.nodeMemoryBytes,
-        }),
     });
     const init = this.#initNames.includes(c.name);
     if (!init) checkProbes(c);
@@ -364,36 +289,24 @@ export class PodWorker {
   }
 
   /** Probes for one instance: flag changes are published, a startup/liveness failure kills it. */
-  #prober(c: Container, slot: Slot, instance: ContainerInstance): ContainerProber {
-    const runtime = this.#runtime as ContainerRuntime;
-    return new ContainerProber(
-      c,
-      {
-        exec: (argv) => runtime.execCommand(instance.id, argv, { tty: false }),
-        podIP: this.#network?.ips[0] ?? '',
-        netnsPath: this.#network?.netnsPath ?? '',
-        ports: c.ports ?? [],
+  #prober(c: Container, slot: Slot, instance: ContainerInstance) {
+    return instanceProber({
+      pod: this.#pod,
+      container: c,
+      runtime: this.#runtime as ContainerRuntime,
+      instance,
+      network: this.#network,
+      flags: (f) => {
+        slot.record.started = f.started;
+        slot.record.ready = f.ready;
+        void this.#publish();
       },
-      {
-        flags: (f) => {
-          slot.record.started = f.started;
-          slot.record.ready = f.ready;
-          void this.#publish();
-        },
-        unhealthy: (kind, message) => {
-          this.#ctx.log.warn(
-            { pod: this.#key, container: c.name, probe: kind, reason: message },
-            `container ${c.name} failed ${kind} probe, will be restarted`,
-          );
-          const probe = kind === 'startup' ? c.startupProbe : c.livenessProbe;
-          const grace =
-            probe?.terminationGracePeriodSeconds ??
-            this.#pod.spec?.terminationGracePeriodSeconds ??
-            30;
-          void instance.stop(grace * 1000);
-        },
-      },
-    );
+      unhealthy: (kind, message) =>
+        this.#ctx.log.warn(
+          { pod: this.#key, container: c.name, probe: kind, reason: message },
+          `container ${c.name} failed ${kind} probe, will be restarted`,
+        ),
+    });
   }
 
   /** The node's in-sandbox daemon, in the first app container only. */
@@ -440,64 +353,8 @@ export class PodWorker {
     await this.#ctx.deletePod(this.#pod);
   }
 
-  /** Writes the computed status when it changed; serialised, and never after the object is gone. */
+  /** Writes the computed status when it changed (pod-status-writer.ts). */
   #publish(terminal = false): Promise<void> {
-    const run = this.#publishing.then(async () => {
-      if (this.#gone) return;
-      const all = [...this.#slots.values()].map((s) => s.record);
-      const status = computePodStatus({
-        pod: this.#pod,
-        init: all.filter((r) => this.#initNames.includes(r.name)),
-        containers: all.filter((r) => !this.#initNames.includes(r.name)),
-        sandboxReady: this.#network !== undefined,
-        terminal,
-        hostIP: this.#ctx.nodeIP,
-        podIPs: this.#network?.ips ?? [],
-        startTime: this.#startTime,
-        now: new Date().toISOString(),
-      });
-      const key = JSON.stringify({
-        ...status,
-        conditions: status.conditions?.map((c) => ({ ...c, lastTransitionTime: undefined })),
-      });
-      if (key === this.#published) return;
-      const written = await this.#ctx.writeStatus(this.#pod, status);
-      if (written) {
-        this.#published = key;
-        this.#pod = written;
-      }
-    });
-    this.#publishing = run.catch((e: unknown) =>
-      this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'status write failed'),
-    );
-    return this.#publishing;
-  }
-}
-
-/** Like Promise.all, but waits for every promise to settle before rejecting with the first error. */
-async function settleAll<T extends readonly unknown[]>(
-  ps: readonly [...{ [K in keyof T]: Promise<T[K]> }],
-): Promise<T> {
-  const settled = await Promise.allSettled(ps);
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
-}
-
-/** Refuses a probe without exactly one supported handler, naming the field. */
-function checkProbes(c: Container): void {
-  for (const f of ['startupProbe', 'livenessProbe', 'readinessProbe'] as const) {
-    const p = c[f];
-    if (!p) continue;
-    try {
-      probeHandler(p, `containers[${c.name}].${f}`);
-    } catch (e) {
-      throw new KubeletError('InvalidArgument', errorMessage(e));
-    }
-    if (f !== 'readinessProbe' && (p.successThreshold ?? 1) !== 1)
-      throw new KubeletError(
-        'InvalidArgument',
-        `containers[${c.name}].${f}.successThreshold: must be 1 for ${f}; remove it or set 1`,
-      );
+    return this.#status.publish(terminal);
   }
 }

@@ -1,0 +1,83 @@
+// The instance for one run of one container: its environment, image root, cgroup path, CRI log
+// path and OCI config (runtime/oci-spec.ts), ready to start. Nothing is started here.
+import type { Container, Pod } from '@agent-sandbox/kube-types';
+import { join } from 'node:path';
+import type { ImageRecord } from '../images/image-store.ts';
+import type { PodNetworkStatus } from '../network/pod-network.ts';
+import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import { buildOciSpec } from '../runtime/oci-spec.ts';
+import { resolveEnv } from './container-env.ts';
+import { ContainerInstance } from './container-instance.ts';
+import { criLogPath } from './log-path.ts';
+import type { NodeContext } from './node-context.ts';
+import type { PodPhaseTimer } from './pod-phases.ts';
+import type { volumeMounts } from './pod-volumes.ts';
+
+export type ContainerMounts = ReturnType<typeof volumeMounts>;
+
+export interface LaunchOptions {
+  pod: Pod;
+  container: Container;
+  image: ImageRecord;
+  runtime: ContainerRuntime;
+  network: PodNetworkStatus | undefined;
+  mounts: ContainerMounts;
+  /** The container's restart count: names this run's directory, cgroup and log. */
+  restartCount: number;
+  podDir: string;
+  timer: PodPhaseTimer;
+}
+
+export interface LaunchResult {
+  instance: ContainerInstance;
+  logPath: string;
+}
+
+export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promise<LaunchResult> {
+  const { pod, container: c, image, runtime, timer: t } = o;
+  const meta = pod.metadata ?? {};
+  const uid = meta.uid ?? '';
+  const ips = { podIP: o.network?.ips[0] ?? '', hostIP: ctx.nodeIP };
+  const env = await t.time('env', () => resolveEnv(pod, c, ctx.objects, ips));
+  const imageRootfs = await t.time('image-rootfs', () => ctx.images.store.rootfs(image));
+  const n = o.restartCount;
+  const cgroupsPath = `/${ctx.cgroupParent}/pod${uid}/${c.name}-${n}`;
+  const logPath = criLogPath(
+    ctx.logsDir,
+    { namespace: meta.namespace ?? '', name: meta.name ?? '', uid },
+    c.name,
+    n,
+  );
+  const instance = new ContainerInstance({
+    runtime,
+    dir: join(o.podDir, 'containers', `${c.name}-${n}`),
+    imageRootfs,
+    logPath,
+    cgroupsPath,
+    stdin: c.stdin === true,
+    timer: t,
+    config: (rootfs, terminationLog) =>
+      buildOciSpec({
+        pod,
+        container: c,
+        image: image.config,
+        rootfs,
+        netnsPath: o.network?.netnsPath ?? '',
+        cgroupsPath,
+        hostname: pod.spec?.hostname ?? meta.name ?? '',
+        env,
+        mounts: [
+          ...o.mounts,
+          {
+            destination: c.terminationMessagePath ?? '/dev/termination-log',
+            source: terminationLog,
+            readOnly: false,
+          },
+        ],
+        extraReadOnlyMounts: ctx.extraReadOnlyMounts,
+        pidsLimit: runtime.hostPidsLimit(ctx.pidsLimit),
+        nodeMemoryBytes: ctx.nodeMemoryBytes,
+      }),
+  });
+  return { instance, logPath };
+}

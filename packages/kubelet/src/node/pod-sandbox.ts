@@ -1,0 +1,68 @@
+// A pod's sandbox before its first container (kubelet-and-oci §1.2): its network namespace, its
+// volumes and the files every container mounts (/etc/hosts, resolv.conf, hostname).
+import type { Container, Pod } from '@agent-sandbox/kube-types';
+import type { PodNetworkStatus } from '../network/pod-network.ts';
+import type { ContainerMounts } from './container-launch.ts';
+import type { NodeContext } from './node-context.ts';
+import type { PodPhaseTimer } from './pod-phases.ts';
+import { writePodFiles } from './pod-files.ts';
+import { prepareVolumes, volumeMounts } from './pod-volumes.ts';
+
+export interface PodSandbox {
+  network: PodNetworkStatus;
+  /** The mounts of container `c`: its volume mounts and the pod's files. */
+  mountsFor(c: Container): ContainerMounts;
+}
+
+export interface PodSandboxOptions {
+  pod: Pod;
+  podDir: string;
+  timer: PodPhaseTimer;
+  /** The network is up (status can show the sandbox ready) while the pod files are written. */
+  networkReady(network: PodNetworkStatus): void;
+}
+
+export async function preparePodSandbox(
+  ctx: NodeContext,
+  o: PodSandboxOptions,
+): Promise<PodSandbox> {
+  const { pod, timer: t } = o;
+  const meta = pod.metadata ?? {};
+  // The network and the volumes (API reads, token requests, files) do not depend on each
+  // other: both run at once, and both settle before a failure is reported, so nothing is
+  // still being set up when the pod is released.
+  const [network, volumes] = await settleAll([
+    t.time('network', () =>
+      ctx.network.setUp({
+        namespace: meta.namespace ?? 'default',
+        name: meta.name ?? '',
+        uid: meta.uid ?? '',
+        labels: meta.labels ?? {},
+        hostname: pod.spec?.hostname ?? meta.name ?? '',
+      }),
+    ),
+    t.time('volumes', () =>
+      prepareVolumes(pod, ctx.objects, {
+        podDir: o.podDir,
+        claimsDir: ctx.claimsDir,
+        allowHostPath: ctx.allowHostPath,
+      }),
+    ),
+  ]);
+  o.networkReady(network);
+  const files = await t.time('pod-files', () => writePodFiles(o.podDir, pod, network));
+  return {
+    network,
+    mountsFor: (c) => [...volumeMounts(c.volumeMounts, volumes, c.name), ...files],
+  };
+}
+
+/** Like Promise.all, but waits for every promise to settle before rejecting with the first error. */
+async function settleAll<T extends readonly unknown[]>(
+  ps: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const settled = await Promise.allSettled(ps);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
