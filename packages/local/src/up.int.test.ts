@@ -185,6 +185,11 @@ describe('agent-sandbox up', () => {
       )
       .toBe(true);
     expect(statSync(join(dir, 'up.log')).mode & 0o777).toBe(0o600);
+    // Each line names its part once (a child's `logger` beside the base's was written twice).
+    const lines = readFileSync(join(dir, 'up.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    expect(lines.filter((l) => l.match(/"logger":/g)?.length !== 1)).toEqual([]);
     // pino's info level is 30: none of those lines reach the terminal.
     expect(upOut()).not.toMatch(/"level":30/);
   });

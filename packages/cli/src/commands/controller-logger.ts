@@ -44,6 +44,7 @@ export function controllerLogger(flags: LoggerFlags, io: Pick<CommandIO, 'stderr
 
 /** `up`'s logger and the file it keeps. */
 export interface FileLogger {
+  /** The root: callers take a child per part, `{ logger: 'kubelet' }` and so on. */
   logger: Logger;
   /** DIR/up.log */
   path: string;
@@ -66,6 +67,8 @@ export function fileLogger(dataDir: string, io: Pick<CommandIO, 'stderr'>): File
     { level: 'info', stream: { write: (s: string) => file.write(s) } },
     { level: 'warn', stream: { write: (s: string) => io.stderr(s) } },
   ]);
-  const logger = pino({ level: 'info', base: { logger: 'controller-manager' } }, streams);
+  // No `logger` in the base: each part names itself in its child, and pino would write a key
+  // given both in the base and in a child twice on one line.
+  const logger = pino({ level: 'info', base: {} }, streams);
   return { logger, path, close: () => file.close() };
 }

@@ -95,8 +95,8 @@ export async function runUp(
     return exitCodeFor(err, io);
   }
   const logs = fileLogger(dataDir, io);
-  const logger = logs.logger;
-  const routerLog = logger.child({ logger: 'router' });
+  const logger = logs.logger.child({ logger: 'controller-manager' });
+  const routerLog = logs.logger.child({ logger: 'router' });
   const stop = run.signal ? undefined : withStreams(io).stopSignal();
   const signal = run.signal ?? stop?.signal;
   const serve: ServeRunOptions = {
@@ -131,7 +131,7 @@ export async function runUp(
         kubelet: {
           nodeName: node,
           dataDir: nodeDir,
-          log: logger.child({ logger: 'kubelet' }),
+          log: logs.logger.child({ logger: 'kubelet' }),
           ...(opts.podCidr !== undefined ? { podCidr: opts.podCidr } : {}),
           ...(opts.bridge !== undefined ? { bridge: opts.bridge } : {}),
           ...(opts.allowHostPath ? { allowHostPath: true } : {}),

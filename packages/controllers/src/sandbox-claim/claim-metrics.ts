@@ -3,7 +3,7 @@
 // annotation (so a retry or restart never records twice); a claim already Ready without it gets
 // `unknown`.
 import { Annotations, Labels } from '@agent-sandbox/api';
-import type { KubeClient } from '@agent-sandbox/kube';
+import { isNotFound, type KubeClient } from '@agent-sandbox/kube';
 import { findCondition } from '../sandbox/conditions.ts';
 import type { AgentSandboxMetrics } from '../metrics.ts';
 import { SANDBOX_CLAIMS, type ClaimObject, type SandboxObj } from '../extensions/resources.ts';
@@ -86,6 +86,9 @@ export async function recordReadiness(
     );
     return undefined;
   } catch (err: unknown) {
+    // A claim deleted after its Ready status was written (a user's kill right after create) has
+    // nothing left to stamp: that is the pass's end, not a reconciler error.
+    if (isNotFound(err)) return undefined;
     return err instanceof Error ? err : new Error(String(err));
   }
 }
