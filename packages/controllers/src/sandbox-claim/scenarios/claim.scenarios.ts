@@ -2,9 +2,15 @@
 // foreign Sandboxes, Ready forwarding, metadata and env policies, the legacy NetworkPolicy,
 // events, recovery. Warm adoption is in claim.adoption.scenarios.ts, cleanup policies and TTL in
 // claim.cleanup.scenarios.ts.
-import { Annotations, Labels, nameHash, type Condition } from '@agent-sandbox/api';
-import { EVENTS } from '@agent-sandbox/kube';
-import type { Event, KubeObject } from '@agent-sandbox/kube-types';
+import {
+  Annotations,
+  Labels,
+  nameHash,
+  type Condition,
+  type PersistentVolumeClaimTemplate,
+} from '@agent-sandbox/api';
+import { EVENTS, PERSISTENT_VOLUME_CLAIMS, PODS } from '@agent-sandbox/kube';
+import type { Event, KubeObject, PersistentVolumeClaim, Pod } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
 import {
@@ -190,6 +196,60 @@ export function defineClaimScenarios(target: TestTarget): void {
         );
         const o = await where<SandboxObj>(world, SANDBOXES, 'env-override', () => true);
         expect(o.spec.podTemplate.spec.containers[0]?.env).toEqual([{ name: 'KEEP', value: 'x' }]);
+      });
+
+      it('TestCreateSandboxPropagatesVolumeClaimTemplates: the template’s and the claim’s volumeClaimTemplates (Allowed) reach the Sandbox, its PVCs and its Pod’s volumes', async () => {
+        const vct = (name: string, storage: string): PersistentVolumeClaimTemplate => ({
+          metadata: { name, labels: { 'sandbox.users.io/vct': name } },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+        });
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'tpl-vct', {
+            volumeClaimTemplates: [vct('data', '1Gi')],
+            volumeClaimTemplatesPolicy: 'Allowed',
+          }),
+        );
+        await createPool(world, newPool(world.ns, 'vct-pool', 'tpl-vct', { replicas: 0 }));
+        await createClaim(
+          world,
+          newClaim(world.ns, 'vct-claim', 'vct-pool', {
+            volumeClaimTemplates: [vct('scratch', '2Gi')],
+          }),
+        );
+        const s = await where<SandboxObj>(world, SANDBOXES, 'vct-claim', () => true);
+        expect(s.spec.volumeClaimTemplates?.map((v) => v.metadata?.name)).toEqual([
+          'data',
+          'scratch',
+        ]);
+        for (const [name, storage] of [
+          ['data', '1Gi'],
+          ['scratch', '2Gi'],
+        ] as const) {
+          const pvc = await eventually(() =>
+            world.client.get<PersistentVolumeClaim & KubeObject>(
+              PERSISTENT_VOLUME_CLAIMS,
+              world.ns,
+              `${name}-vct-claim`,
+            ),
+          );
+          expect(pvc.spec?.resources?.requests?.['storage']).toBe(storage);
+          expect(pvc.metadata.labels?.['sandbox.users.io/vct']).toBe(name);
+          expect(pvc.metadata.ownerReferences).toEqual([
+            expect.objectContaining({ kind: 'Sandbox', name: 'vct-claim', controller: true }),
+          ]);
+        }
+        const pod = await eventually(() =>
+          world.client.get<Pod & KubeObject>(PODS, world.ns, 'vct-claim'),
+        );
+        expect(
+          pod.spec?.volumes
+            ?.filter((v) => v.persistentVolumeClaim !== undefined)
+            .map((v) => [v.name, v.persistentVolumeClaim?.claimName]),
+        ).toEqual([
+          ['data', 'data-vct-claim'],
+          ['scratch', 'scratch-vct-claim'],
+        ]);
       });
 
       it('TestCreateSandboxClaimVolumeClaimTemplatesErrors: Disallowed by default', async () => {
