@@ -1,13 +1,16 @@
-// Spec §21.3 TestSandboxStatusRelevantChange and TestSandboxTemplateCreatePredicate observed
-// through the API: an irrelevant change to a claimed Sandbox runs no claim pass and writes
-// nothing, a Ready change reaches the claim; a template edit does not reach a bound claim's
-// Sandbox until the claim's next pass (creations alone wake claims).
+// Spec §21.3 TestSandboxStatusRelevantChange, TestSandboxTemplateCreatePredicate,
+// TestMapSandboxTemplateToClaims and TestMapWarmPoolToClaims observed through the API: an
+// irrelevant change to a claimed Sandbox runs no claim pass and writes nothing, a Ready change
+// reaches the claim; a template edit does not reach a bound claim's Sandbox until the claim's next
+// pass, a template creation does (bound claims included); a pool spec change wakes the pool's
+// unbound claims only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceRef } from '@agent-sandbox/kube';
 import type { TestTarget } from '../../testing/target.ts';
 import {
   SANDBOX_CLAIMS,
   SANDBOX_TEMPLATES,
+  SANDBOX_WARM_POOLS,
   type ClaimObject,
   type SandboxObj,
 } from '../../extensions/resources.ts';
@@ -132,6 +135,62 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
           body: { metadata: { annotations: { 'test.agent-sandbox.dev/poke': 'x' } } },
         });
         await where<SandboxObj>(world, SANDBOXES, sandbox, (s) => label(s) === 'a');
+      });
+    });
+
+    describe('TestMapSandboxTemplateToClaims', () => {
+      it('TestMapSandboxTemplateToClaims: a template created again wakes the bound claims of its pools — the new metadata reaches the Sandbox with no claim event', async () => {
+        const { sandbox } = await boundClaim('recreated');
+        const label = (s: SandboxObj): string | undefined =>
+          s.spec.podTemplate.metadata?.labels?.['team'];
+        await world.client.delete(SANDBOX_TEMPLATES, world.ns, 'tpl-recreated');
+        await eventually(async () =>
+          world.controller.manager
+            .getInformer(SANDBOX_TEMPLATES)
+            .cache.get(`${world.ns}/tpl-recreated`) === undefined
+            ? true
+            : undefined,
+        );
+        const again = newTemplate(world.ns, 'tpl-recreated');
+        again.spec.podTemplate.metadata = { labels: { app: 'agent', team: 'b' } };
+        await createTemplate(world, again);
+        await where<SandboxObj>(world, SANDBOXES, sandbox, (s) => label(s) === 'b');
+      });
+    });
+
+    describe('TestMapWarmPoolToClaims', () => {
+      it('TestMapWarmPoolToClaims: a pool spec change wakes its unbound claim at once (not at the 1m TemplateNotFound requeue); a bound claim of a pool gets no pass from it', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-mapped'));
+        await createPool(world, newPool(world.ns, 'mapped', 'tpl-mapped-later', { replicas: 0 }));
+        await createClaim(world, newClaim(world.ns, 'waiting', 'mapped'));
+        await where<ClaimObject>(world, SANDBOX_CLAIMS, 'waiting', (c) =>
+          (c.status?.conditions ?? []).some((x) => x.reason === 'TemplateNotFound'),
+        );
+        await world.client.patch(SANDBOX_WARM_POOLS, world.ns, 'mapped', {
+          type: 'merge',
+          body: { spec: { sandboxTemplateRef: { name: 'tpl-mapped' } } },
+        });
+        // Well inside the minute the TemplateNotFound requeue waits.
+        await where<ClaimObject>(
+          world,
+          SANDBOX_CLAIMS,
+          'waiting',
+          (c) => c.status?.sandbox?.name === 'waiting',
+          30_000,
+        );
+        await where<ClaimObject>(world, SANDBOX_CLAIMS, 'waiting', (c) =>
+          (c.status?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True'),
+        );
+        await quiet(SANDBOX_CLAIMS, 'waiting');
+        await boundClaim('mapped-bound');
+        const before = await claimPasses();
+        await world.client.patch(SANDBOX_WARM_POOLS, world.ns, 'mapped-bound', {
+          type: 'merge',
+          body: { spec: { updateStrategy: { type: 'OnReplenish' } } },
+        });
+        // The pool's own status write (observedGeneration) follows; it passes no filter either.
+        await quiet(SANDBOX_WARM_POOLS, 'mapped-bound');
+        expect(await claimPasses()).toBe(before);
       });
     });
   });
