@@ -1,5 +1,6 @@
 // One run of one container: bundle (config.json + writable root), CRI log, the runtime process,
 // OOM detection from the container's memory cgroup, termination message, then cleanup.
+import { formatTime } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -114,7 +115,7 @@ export class ContainerInstance {
   /** Waits for the exit, then removes runtime state and the writable root. */
   async wait(): Promise<InstanceExit> {
     const status = await (this.process?.exited ?? Promise.resolve({ exitCode: 128 }));
-    const finishedAt = new Date().toISOString();
+    const finishedAt = formatTime(Date.now());
     await this.#logClosed;
     const oomKilled = (await oomKills(this.spec.cgroupsPath)) > 0;
     const message = (

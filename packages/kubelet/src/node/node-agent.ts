@@ -1,7 +1,14 @@
 // The node agent: registers this machine as a Node (with its Lease), binds unscheduled pods to it
 // when no scheduler runs (embedded mode), runs a PodWorker per pod bound here, and serves
 // exec/logs/attach lookups for the streaming server (PodContainers).
-import type { ConfigMap, KubeObject, Pod, PodStatus, Secret } from '@agent-sandbox/kube-types';
+import {
+  formatTime,
+  type ConfigMap,
+  type KubeObject,
+  type Pod,
+  type PodStatus,
+  type Secret,
+} from '@agent-sandbox/kube-types';
 import {
   CONFIG_MAPS,
   Informer,
@@ -302,7 +309,7 @@ export class NodeAgent implements PodContainers {
       facts.name,
       {
         type: 'merge',
-        body: { status: nodeStatus(facts, new Date().toISOString(), current.status) },
+        body: { status: nodeStatus(facts, formatTime(Date.now()), current.status) },
       },
       { subresource: 'status' },
     );

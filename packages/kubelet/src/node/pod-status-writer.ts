@@ -1,7 +1,7 @@
 // A pod's status writes (kubelet-and-oci §1): computed from the worker's container records by
 // lifecycle/pod-status.ts, written only when something other than a transition time changed,
 // one at a time in order, and never after the object is gone.
-import type { Pod } from '@agent-sandbox/kube-types';
+import { formatTime, type Pod } from '@agent-sandbox/kube-types';
 import { errorMessage } from '../errors.ts';
 import type { ContainerRecord } from '../lifecycle/container-record.ts';
 import { computePodStatus } from '../lifecycle/pod-status.ts';
@@ -61,7 +61,7 @@ export class PodStatusWriter {
       hostIP: this.#ctx.nodeIP,
       podIPs: network?.ips ?? [],
       startTime: this.#startTime,
-      now: new Date().toISOString(),
+      now: formatTime(Date.now()),
     });
     const key = JSON.stringify({
       ...status,

@@ -2,7 +2,7 @@
 // images, init containers in order, regular containers under the restart policy, graceful
 // termination. The steps live beside it: pod-sandbox.ts (network, volumes, files),
 // image-pull.ts, container-launch.ts, container-probes.ts, pod-status-writer.ts.
-import type { Container, Pod } from '@agent-sandbox/kube-types';
+import { formatTime, type Container, type Pod } from '@agent-sandbox/kube-types';
 import { join } from 'node:path';
 import { errorMessage, isKubeletError } from '../errors.ts';
 import type { ImageRecord } from '../images/image-store.ts';
@@ -62,7 +62,7 @@ export class PodWorker {
         gone: () => this.#gone,
         written: (p) => (this.#pod = p),
       },
-      pod.status?.startTime ?? new Date().toISOString(),
+      pod.status?.startTime ?? formatTime(Date.now()),
       () => this.#key,
     );
     this.#stopSignal = new Promise((r) => (this.#stop = r));
@@ -258,7 +258,7 @@ export class PodWorker {
     if (this.#terminating) void instance.stop(0);
     slot.logs[n] = logPath;
     await instance.start();
-    const startedAt = new Date().toISOString();
+    const startedAt = formatTime(Date.now());
     const prober = init ? undefined : this.#prober(c, slot, instance);
     slot.record.containerID = instance.containerID;
     slot.record.state = { kind: 'running', startedAt };
