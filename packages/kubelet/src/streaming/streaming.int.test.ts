@@ -15,6 +15,7 @@ import { ensureCertificates, NodeStreamProxy } from '@agent-sandbox/apiserver';
 // eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { spawn as spawnPty } from 'node-pty';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostPodContainers } from '../testing/host-pod-containers.ts';
 import { podContainersBackend } from './pod-containers-backend.ts';
@@ -161,6 +162,31 @@ describe('node streaming through the embedded API server', () => {
       });
       expect(r.stdout).toBe('HELLO STDIN\ndone\n');
       expect(r.code).toBe(0);
+    });
+
+    it('keeps stdin a client sends right after the upgrade, before the first frame', async () => {
+      // kubectl writes stdin as soon as the WebSocket opens; nothing may be lost on the way.
+      for (let round = 0; round < 5; round++) {
+        const query = 'command=cat&stdin=true&stdout=true&stderr=true';
+        const ws = new WebSocket(
+          `${api.url.replace('http', 'ws')}/api/v1/namespaces/default/pods/web/exec?${query}`,
+          ['v5.channel.k8s.io'],
+        );
+        let out = '';
+        const closed = new Promise<void>((resolve, reject) => {
+          ws.on('message', (d: Buffer) => {
+            if (d[0] === 1) out += d.subarray(1).toString();
+          });
+          ws.on('close', () => resolve());
+          ws.on('error', reject);
+        });
+        ws.once('open', () => {
+          ws.send(Buffer.concat([Buffer.from([0]), Buffer.from(`early ${round}\n`)]));
+          ws.send(Buffer.from([255, 0]));
+        });
+        await closed;
+        expect(out).toBe(`early ${round}\n`);
+      }
     });
 
     it('carries a large output intact', async () => {
