@@ -60,11 +60,19 @@ export function streamGet(
 }
 
 /** Opens a WebSocket to `path` with `protocols`; rejects with the server's message. */
-export function openWebSocket(
+/**
+ * Opens a WebSocket and hands it to `start` inside the 'open' event. The server's first frames
+ * can arrive in the same read as its 101, and ws emits them right after 'open', before code
+ * awaiting a promise for the socket would run (process.nextTick precedes promise jobs): a
+ * listener added after an await missed them (the exec stream's opening frame, port-forward's
+ * port frames), so `start` must attach its listeners synchronously.
+ */
+export function openWebSocket<T>(
   c: KubeConfig,
   path: string,
   protocols: readonly string[],
-): Promise<WebSocket> {
+  start: (ws: WebSocket) => T,
+): Promise<Awaited<T>> {
   const url = new URL(path, c.server);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   return new Promise((resolve, reject) => {
@@ -72,14 +80,20 @@ export function openWebSocket(
       ...connectOptions(c),
       perMessageDeflate: false,
     });
-    ws.once('open', () => resolve(ws));
+    let opened = false;
+    ws.once('open', () => {
+      opened = true;
+      Promise.resolve(start(ws)).then(resolve, reject);
+    });
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
       res.on('end', () => reject(statusError(res.statusCode ?? 0, body)));
     });
-    ws.once('error', (e) => reject(connectError(c, e)));
+    ws.once('error', (e) => {
+      if (!opened) reject(connectError(c, e));
+    });
   });
 }
 

@@ -20,20 +20,23 @@ export async function forwardConnection(
     c,
     podPath(pod, 'portforward', new URLSearchParams({ ports: String(port) })),
     PROTOCOLS,
+    (ws) => {
+      const opened = new Set<number>();
+      ws.on('message', (data: Buffer, isBinary: boolean) => {
+        if (!isBinary || data.length === 0) return;
+        const channel = data[0] as number;
+        if (!opened.has(channel)) {
+          opened.add(channel); // the first frame of a channel is the port number
+          return;
+        }
+        if (channel === 0) socket.write(data.subarray(1));
+        else if (channel === 1 && data.length > 1) onError(data.subarray(1).toString('utf8'));
+      });
+      return ws;
+    },
   ).catch((err: unknown) => {
     socket.destroy();
     throw err;
-  });
-  const opened = new Set<number>();
-  ws.on('message', (data: Buffer, isBinary: boolean) => {
-    if (!isBinary || data.length === 0) return;
-    const channel = data[0] as number;
-    if (!opened.has(channel)) {
-      opened.add(channel); // the first frame of a channel is the port number
-      return;
-    }
-    if (channel === 0) socket.write(data.subarray(1));
-    else if (channel === 1 && data.length > 1) onError(data.subarray(1).toString('utf8'));
   });
   socket.on('data', (chunk: Buffer) => {
     if (ws.readyState !== ws.OPEN) return;

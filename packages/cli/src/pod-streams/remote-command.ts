@@ -65,8 +65,7 @@ export async function execInPod(c: KubeConfig, r: ExecRequest): Promise<number> 
   query.set('stderr', String(!r.tty));
   query.set('stdin', String(r.stdin !== undefined));
   query.set('tty', String(r.tty));
-  const ws = await openWebSocket(c, podPath(r.pod, 'exec', query), [V5, V4]);
-  return session(ws, r);
+  return openWebSocket(c, podPath(r.pod, 'exec', query), [V5, V4], (ws) => session(ws, r));
 }
 
 function session(ws: WebSocket, r: ExecRequest): Promise<number> {
@@ -74,14 +73,10 @@ function session(ws: WebSocket, r: ExecRequest): Promise<number> {
   return new Promise((resolve, reject) => {
     let result: number | { error: string } | undefined;
     const stopResize = r.tty ? startResize(ws, r) : () => undefined;
-    let started = false;
+    // As kubectl does, stdin flows from the start: the node keeps what comes before its process
+    // runs (streaming.int.test.ts), and nothing here waits on a frame that could be missed.
+    if (r.stdin) forwardStdin(ws, r.stdin, v5);
     ws.on('message', (data: Buffer, isBinary: boolean) => {
-      // The server's first message says the process runs; stdin sent before it may be lost on
-      // the way through the API server's proxy, so it flows only from then on.
-      if (!started) {
-        started = true;
-        if (r.stdin) forwardStdin(ws, r.stdin, v5);
-      }
       if (!isBinary || data.length === 0) return;
       const payload = data.subarray(1);
       if (data[0] === STDOUT) r.stdout.write(payload);
