@@ -3,14 +3,17 @@
 // with `node --import tsx` and reads one JSON line from stdout: {"url", "kubeconfig"}.
 //
 //   node --import tsx bench/apiserver/embedded-process.ts --dir DIR [--tls] [--synchronous normal]
-//                                                          [--commit-each]
+//                                                          [--commit-each] [--audit-log PATH]
 //
 // --commit-each turns group commit off (one transaction and one fsync per write, ADR 0010).
 // --tls serves HTTPS with a generated CA and a bearer token, as `agent-sandbox apiserver` does;
-// without it, plain HTTP and no authentication (as startTestApiServer). The process stops on
+// without it, plain HTTP and no authentication (as startTestApiServer).
+// --audit-log PATH writes the audit log of writes (ADR 0031) there, as the embedded mode does by
+// default (bench/claims counts writes per resource from it); without it, none. The process stops on
 // SIGTERM or SIGINT, or when its stdin closes (so it never outlives the benchmark).
 import {
   ApiServer,
+  FileAuditLog,
   ensureCertificates,
   ensureToken,
   listen,
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     tls: { type: 'boolean', default: false },
     synchronous: { type: 'string', default: 'full' },
     'commit-each': { type: 'boolean', default: false },
+    'audit-log': { type: 'string' },
   },
 });
 const dir = values.dir;
@@ -40,7 +44,14 @@ const store = openStore({
   groupCommit: !values['commit-each'],
 });
 const token = values.tls ? ensureToken({ path: join(dir, 'token') }) : undefined;
-const server = new ApiServer({ store, crds: readOurCrds(), ...(token ? { token } : {}) });
+const auditPath = values['audit-log'];
+const audit = auditPath ? new FileAuditLog({ path: auditPath, maxBytes: 1 << 30 }) : undefined;
+const server = new ApiServer({
+  store,
+  crds: readOurCrds(),
+  ...(token ? { token } : {}),
+  ...(audit ? { audit } : {}),
+});
 server.start();
 const certs = values.tls ? await ensureCertificates({ dir: join(dir, 'pki') }) : undefined;
 const listening = await listen(server, {
@@ -59,6 +70,7 @@ const stop = async (): Promise<void> => {
   stopping = true;
   await listening.close();
   server.stop();
+  audit?.close();
   store.close();
   process.exit(0);
 };

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { startController } from '../controller/controller-process.ts';
 import { cpuSnapshot, cpuUsed, memoryMbOf } from '../controller/proc.ts';
 import { parseSamples, sumBy, total } from '../controller/prom.ts';
+import { readAuditWrites } from './audit.ts';
 import { buckets, histogramQuantile, percentiles, type Percentiles } from './stats.ts';
 import type { ClaimsTarget } from './target.ts';
 
@@ -41,6 +42,11 @@ export interface RunResult {
   cold: number;
   apiWritesPerClaim: number;
   writesByVerb: Record<string, number>;
+  /**
+   * Writes in the claim phase per user agent ('agent-sandbox' is the manager) and per "verb
+   * resource[/subresource]", from the API server's audit log (embedded only).
+   */
+  writesByResource?: Record<string, Record<string, number>>;
   controllerCpuSeconds: number;
   controllerPeakRssMb: number | undefined;
   apiserverCpuSeconds: Record<string, number>;
@@ -162,11 +168,13 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
     await sleep(2_000); // let the replenish-free steady state settle
     const before = await controller.metrics();
     const cpuBefore = cpuSnapshot({ controller: controller.pid, ...target.pids });
+    const phaseFrom = Date.now();
 
     const wave = await claimWave(client, ns, { rate: o.rate, count: o.claims, prefix: 'c' });
     const { sent, readyAt, start, achievedRate } = wave;
     await sleep(1_500); // the first-ready annotations follow the status writes
     const after = await controller.metrics();
+    const phaseTo = Date.now();
     const cpu = cpuUsed(cpuBefore, cpuSnapshot({ controller: controller.pid, ...target.pids }));
     const claims = (await client.list<Claim>(SANDBOX_CLAIMS, ns)).items;
     const controllerMs: Record<string, number> = {};
@@ -219,6 +227,9 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
       cold: claims.length - warm,
       apiWritesPerClaim: Math.round(((total(w1) - total(w0)) / o.claims) * 100) / 100,
       writesByVerb,
+      ...(target.auditLog !== undefined
+        ? { writesByResource: readAuditWrites(target.auditLog, phaseFrom, phaseTo) }
+        : {}),
       controllerCpuSeconds: cpu['controller'] ?? 0,
       controllerPeakRssMb: memoryMbOf(controller.pid, 'VmHWM'),
       apiserverCpuSeconds: Object.fromEntries(

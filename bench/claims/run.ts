@@ -85,6 +85,15 @@ for (const name of targets) {
   report(results);
 }
 
+/** "verb resource: writes per claim, ..." of one user agent, from the audit log. */
+function perClaim(r: RunResult, agent: string): string {
+  const counts = r.writesByResource?.[agent];
+  if (counts === undefined) return '-';
+  return Object.entries(counts)
+    .map(([k, v]) => `${k} ${Math.round((v / r.claims) * 100) / 100}`)
+    .join(', ');
+}
+
 function report(results: readonly RunResult[]): void {
   const f = (v: number | undefined): string =>
     v === undefined ? '-' : v === Infinity ? '>240000' : String(v);
@@ -119,6 +128,14 @@ function report(results: readonly RunResult[]): void {
             .map(([k, v]) => `${k} ${v}`)
             .join(', ')})`,
       ),
+    ],
+    [
+      'manager writes per claim by resource (audit log)',
+      ...results.map((r) => perClaim(r, 'agent-sandbox')),
+    ],
+    [
+      'kubelet writes per claim (audit log)',
+      ...results.map((r) => perClaim(r, 'scripted-kubelet')),
     ],
     [
       'controller CPU s / peak RSS MB',

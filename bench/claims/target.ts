@@ -17,6 +17,8 @@ export interface ClaimsTarget {
   client: KubeClient;
   /** The API server's process id(s), for CPU. */
   pids: Record<string, number>;
+  /** The API server's audit log of writes (embedded only), for writes per resource. */
+  auditLog?: string;
   /** Starts whatever plays the kubelet for `namespace` (embedded only). */
   kubelet(namespace: string): { stop(): Promise<void> } | undefined;
   stop(): Promise<void>;
@@ -47,23 +49,28 @@ const EMBEDDED = fileURLToPath(new URL('../apiserver/embedded-process.ts', impor
 
 export async function embeddedTarget(): Promise<ClaimsTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-claims-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', EMBEDDED, '--dir', dir], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const auditLog = join(dir, 'audit.log');
+  const args = ['--import', 'tsx', EMBEDDED, '--dir', dir, '--audit-log', auditLog];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`embedded API server exited with ${code}`)));
     createInterface({ input: child.stdout! }).once('line', resolve);
   });
   const { kubeconfig, pid } = JSON.parse(line) as { kubeconfig: string; pid: number };
-  const client = new KubeClient({ config: kubeConfigFromFile(kubeconfig) });
+  const config = kubeConfigFromFile(kubeconfig);
+  // User agents apart from the manager's ('agent-sandbox'), so the audit log tells them apart.
+  const client = new KubeClient({ config, userAgent: 'bench-claims' });
+  const kubeletClient = new KubeClient({ config, userAgent: 'scripted-kubelet' });
   return {
     name: 'embedded',
     kubeconfig,
     client,
     pids: { 'embedded-apiserver': pid },
-    kubelet: (ns) => startScriptedKubelet(client, ns),
+    auditLog,
+    kubelet: (ns) => startScriptedKubelet(kubeletClient, ns),
     stop: async () => {
       await client.close();
+      await kubeletClient.close();
       child.stdin?.end();
       child.kill('SIGTERM');
     },
