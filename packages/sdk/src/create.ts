@@ -1,6 +1,7 @@
 // Sandbox.create's control-plane half: validate, write a SandboxClaim (warmPool, template) or a
 // Sandbox (image), wait until it is Ready, and delete what was written if that fails.
-import { isAlreadyExists } from '@agent-sandbox/kube';
+import { Annotations } from '@agent-sandbox/api';
+import { isAlreadyExists, type WatchEvent } from '@agent-sandbox/kube';
 import { randomBytes } from 'node:crypto';
 import type { Connection } from './connection.ts';
 import type { CreateSpec } from './options.ts';
@@ -28,7 +29,7 @@ import {
   type ClaimObject,
   type SandboxObject,
 } from './resources.ts';
-import { traceContextAnnotation } from './tracing.ts';
+import { NO_MARK, traceContextAnnotation, type MarkEvent } from './tracing.ts';
 import {
   checkAnnotations,
   checkDnsLabel,
@@ -37,7 +38,7 @@ import {
   checkLabels,
   checkTimeoutMs,
 } from './validation.ts';
-import { waitFor } from './wait.ts';
+import { openWatch, waitFor } from './wait.ts';
 
 export interface Created {
   claimName: string | undefined;
@@ -47,6 +48,17 @@ export interface Created {
    * so the first data-plane call needs no read of the Sandbox.
    */
   podIPs?: string[];
+}
+
+/** What createSandbox reports while it waits (both optional). */
+export interface CreateHooks {
+  /** Timeline points on the caller's span: `sandbox.claim.created`, `.assigned`, `sandbox.ready`. */
+  mark?: MarkEvent;
+  /**
+   * The controller chose this Sandbox for the claim (its first adoption write): the caller may
+   * get ready to talk to it while the adoption completes. Called again if the choice changes.
+   */
+  onAssigned?: (sandboxName: string) => void;
 }
 
 const DEFAULT_READY_TIMEOUT_MS = 180_000;
@@ -77,8 +89,13 @@ export function checkCreateSpec(spec: CreateSpec): 'warmPool' | 'template' | 'im
   return kind;
 }
 
-export async function createSandbox(conn: Connection, spec: CreateSpec): Promise<Created> {
+export async function createSandbox(
+  conn: Connection,
+  spec: CreateSpec,
+  hooks: CreateHooks = {},
+): Promise<Created> {
   const kind = checkCreateSpec(spec);
+  const mark = hooks.mark ?? NO_MARK;
   const now = new Date();
   const input: ObjectInput = {
     name: spec.name ?? `sandbox-${randomBytes(4).toString('hex')}`,
@@ -95,30 +112,81 @@ export async function createSandbox(conn: Connection, spec: CreateSpec): Promise
     signal: spec.signal,
   };
   if (kind === 'image') {
-    const sandbox = await createOrExplain(
-      conn,
-      SANDBOXES,
-      desiredImageSandbox(input, spec.image ?? ''),
-    );
-    return rollbackOnFailure(conn, SANDBOXES, sandbox, async () => {
-      const podIPs = await waitFor<SandboxObject, string[]>(
-        conn.kube,
+    return withWatch<SandboxObject, Created>(conn, SANDBOXES, input.name, wait, async (opened) => {
+      const sandbox = await createOrExplain(
+        conn,
         SANDBOXES,
-        conn.namespace,
-        input.name,
-        { ...wait, what: `Sandbox ${conn.namespace}/${input.name} Ready` },
-        (s) => (conditionOf(s, 'Ready')?.status === 'True' ? (s.status?.podIPs ?? []) : undefined),
+        desiredImageSandbox(input, spec.image ?? ''),
       );
-      return { claimName: undefined, sandboxName: input.name, podIPs };
+      mark('sandbox.created');
+      return rollbackOnFailure(conn, SANDBOXES, sandbox, async () => {
+        const podIPs = await waitFor<SandboxObject, string[]>(
+          conn.kube,
+          SANDBOXES,
+          conn.namespace,
+          input.name,
+          {
+            ...wait,
+            initial: sandbox,
+            opened,
+            what: `Sandbox ${conn.namespace}/${input.name} Ready`,
+          },
+          (s) =>
+            conditionOf(s, 'Ready')?.status === 'True' ? (s.status?.podIPs ?? []) : undefined,
+        );
+        mark('sandbox.ready');
+        return { claimName: undefined, sandboxName: input.name, podIPs };
+      });
     });
   }
   let pool = spec.warmPool ?? '';
   if (kind === 'template') pool = await ensureShadowPool(conn, spec.template ?? '');
-  const claim = await createOrExplain(conn, SANDBOX_CLAIMS, desiredClaim(input, pool));
-  return rollbackOnFailure(conn, SANDBOX_CLAIMS, claim, async () => {
-    const bound = await waitForBoundClaim(conn, input.name, wait);
-    return { claimName: input.name, sandboxName: bound.name, podIPs: bound.podIPs };
+  let assigned: string | undefined;
+  const onClaim = (c: ClaimObject): void => {
+    const chosen = c.metadata.annotations?.[Annotations.SandboxName];
+    if (!chosen || chosen === assigned) return;
+    assigned = chosen;
+    mark('sandbox.claim.assigned');
+    hooks.onAssigned?.(chosen);
+  };
+  return withWatch<ClaimObject, Created>(conn, SANDBOX_CLAIMS, input.name, wait, async (opened) => {
+    const claim = await createOrExplain(conn, SANDBOX_CLAIMS, desiredClaim(input, pool));
+    mark('sandbox.claim.created');
+    return rollbackOnFailure(conn, SANDBOX_CLAIMS, claim, async () => {
+      const bound = await waitForBoundClaim(conn, input.name, {
+        ...wait,
+        initial: claim,
+        opened,
+        onClaim,
+      });
+      mark('sandbox.ready');
+      return { claimName: input.name, sandboxName: bound.name, podIPs: bound.podIPs };
+    });
   });
+}
+
+/**
+ * Runs `write` (create the object, then wait for it) with a watch on the object's name opened
+ * at the same time as the create, so the wait starts on a watch already open when the create is
+ * answered; the watch is closed when `write` settles.
+ */
+async function withWatch<T extends ClaimObject | SandboxObject, R>(
+  conn: Connection,
+  ref: typeof SANDBOXES,
+  name: string,
+  wait: { timeoutMs: number; signal?: AbortSignal | undefined },
+  write: (opened: AsyncIterable<WatchEvent<T>>) => Promise<R>,
+): Promise<R> {
+  const done = new AbortController();
+  // The wait's own deadline and abort cannot reach a watch opened before it started: these do.
+  const signals = [done.signal, AbortSignal.timeout(wait.timeoutMs)];
+  if (wait.signal) signals.push(wait.signal);
+  const signal = AbortSignal.any(signals);
+  try {
+    return await write(openWatch<T>(conn.kube, ref, conn.namespace, name, wait.timeoutMs, signal));
+  } finally {
+    done.abort();
+  }
 }
 
 /** Waits until the claim is Ready and bound; fails fast on the upstream SDKs' terminal reasons. */
@@ -135,16 +203,25 @@ export async function waitForClaimReady(
 function waitForBoundClaim(
   conn: Connection,
   name: string,
-  wait: { timeoutMs: number; signal?: AbortSignal | undefined },
+  wait: {
+    timeoutMs: number;
+    signal?: AbortSignal | undefined;
+    initial?: ClaimObject;
+    opened?: AsyncIterable<WatchEvent<ClaimObject>>;
+    /** Sees every version of the claim the wait reads. */
+    onClaim?: (claim: ClaimObject) => void;
+  },
   requireReady = true,
 ): Promise<{ name: string; podIPs: string[] }> {
+  const { onClaim, ...options } = wait;
   return waitFor<ClaimObject, { name: string; podIPs: string[] }>(
     conn.kube,
     SANDBOX_CLAIMS,
     conn.namespace,
     name,
-    { ...wait, what: `SandboxClaim ${conn.namespace}/${name} Ready` },
+    { ...options, what: `SandboxClaim ${conn.namespace}/${name} Ready` },
     (claim) => {
+      onClaim?.(claim);
       const ready = conditionOf(claim, 'Ready');
       const reason = ready?.reason ?? '';
       const message = ready?.message ?? reason;

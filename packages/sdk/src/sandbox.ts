@@ -8,7 +8,8 @@ import { NotFoundError, fromKubeError } from './errors.ts';
 import { claimInfo, conditionOf, labelSelector, ownerKind, standaloneInfo } from './info.ts';
 import type { Commands, Files, SandboxInfo } from './types.ts';
 import { SandboxCommands } from './dataplane/commands.ts';
-import { SandboxEndpoint } from './dataplane/endpoint.ts';
+import { DaemonClients } from './dataplane/daemon-clients.ts';
+import { SandboxEndpoint, dialSandbox } from './dataplane/endpoint.ts';
 import { SandboxFiles } from './dataplane/files.ts';
 import { claimTimeoutPatch, operatingModePatch, sandboxTimeoutPatch } from './objects.ts';
 import type { ConnectionOptions, CreateSpec } from './options.ts';
@@ -60,18 +61,23 @@ export class Sandbox implements AsyncDisposable {
     sandboxName: string,
     claimName: string | undefined,
     podIPs: readonly string[] = [],
+    clients?: DaemonClients,
   ) {
     this.#conn = conn;
     this.sandboxName = sandboxName;
     this.claimName = claimName;
     this.id = claimName ?? sandboxName;
     this.namespace = conn.namespace;
-    this.#endpoint = new SandboxEndpoint(conn, sandboxName, podIPs);
+    this.#endpoint = new SandboxEndpoint(conn, sandboxName, podIPs, clients);
     this.commands = new SandboxCommands(this.#endpoint, conn.tracer);
     this.files = new SandboxFiles(this.#endpoint, conn.tracer);
   }
 
-  /** Creates a sandbox and resolves once it is Ready. */
+  /**
+   * Creates a sandbox and resolves once it is Ready. The daemon's connection is dialled as soon
+   * as the controller has chosen a warm Sandbox (before the claim is Ready), so the first command
+   * finds it open.
+   */
   static async create(options: SandboxCreateOptions): Promise<Sandbox> {
     const conn = connect(options);
     const source = options.warmPool ?? options.template ?? options.image;
@@ -79,8 +85,14 @@ export class Sandbox implements AsyncDisposable {
       conn.tracer,
       'sandbox.create',
       { 'sandbox.namespace': conn.namespace, 'sandbox.source': String(source) },
-      async (set) => {
-        const created = await createSandbox(conn, options).catch(async (err: unknown) => {
+      async (set, mark) => {
+        const clients = new DaemonClients();
+        const created = await createSandbox(conn, options, {
+          mark,
+          onAssigned: (name) =>
+            dialSandbox(conn, name, clients, () => mark('sandbox.daemon.dialling')),
+        }).catch(async (err: unknown) => {
+          clients.close();
           await conn.kube.close();
           throw err;
         });
@@ -88,7 +100,15 @@ export class Sandbox implements AsyncDisposable {
           'sandbox.name': created.sandboxName,
           ...(created.claimName ? { 'sandbox.claim.name': created.claimName } : {}),
         });
-        return new Sandbox(conn, created.sandboxName, created.claimName, created.podIPs);
+        const sandbox = new Sandbox(
+          conn,
+          created.sandboxName,
+          created.claimName,
+          created.podIPs,
+          clients,
+        );
+        sandbox.#endpoint.dialAhead();
+        return sandbox;
       },
     );
   }

@@ -5,19 +5,29 @@ import {
   context,
   propagation,
   type Attributes,
+  type Span,
   type Tracer,
 } from '@opentelemetry/api';
+
+/**
+ * A point in an operation worth seeing on its span's timeline (e.g. `sandbox.claim.created`);
+ * `at` is a performance.now() reading when the moment was recorded earlier than the call.
+ */
+export type MarkEvent = (name: string, at?: number) => void;
+
+/** Marks nothing: for callers outside a span. */
+export const NO_MARK: MarkEvent = () => undefined;
 
 /** Runs `fn` inside an active span; an error is recorded on the span and rethrown. */
 export async function withSpan<T>(
   tracer: Tracer,
   name: string,
   attributes: Attributes,
-  fn: (setAttributes: (a: Attributes) => void) => Promise<T>,
+  fn: (setAttributes: (a: Attributes) => void, mark: MarkEvent) => Promise<T>,
 ): Promise<T> {
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
-      return await fn((a) => span.setAttributes(a));
+      return await fn((a) => span.setAttributes(a), markOn(span));
     } catch (err: unknown) {
       const e = err instanceof Error ? err : new Error(String(err));
       span.recordException(e);
@@ -29,6 +39,12 @@ export async function withSpan<T>(
       span.end();
     }
   });
+}
+
+function markOn(span: Span): MarkEvent {
+  // A span that records nothing (no SDK installed) costs no clock reads.
+  if (!span.isRecording()) return NO_MARK;
+  return (name, at) => span.addEvent(name, at ?? performance.now());
 }
 
 /**

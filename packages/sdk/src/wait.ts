@@ -2,15 +2,68 @@
 // the current state and resourceVersion, then WATCH by name from there; a stream that ends is
 // re-watched from the last resourceVersion, a 410 starts over with a GET. `check` decides: a
 // value ends the wait, undefined keeps waiting, a thrown SdkError fails it.
-import { isGone, isNotFound, type KubeClient, type ResourceRef } from '@agent-sandbox/kube';
+import {
+  isGone,
+  isNotFound,
+  type KubeClient,
+  type ResourceRef,
+  type WatchEvent,
+} from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { AbortedError, SandboxDeletedError, TimeoutError, fromKubeError } from './errors.ts';
 
-export interface WaitOptions {
+export interface WaitOptions<T extends KubeObject = KubeObject> {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   /** What is awaited, for messages: e.g. `SandboxClaim default/sandbox-1a2b Ready`. */
   what: string;
+  /**
+   * The object as a write just returned it: checked first, then watched from its
+   * resourceVersion — the GET that would learn the same is skipped (one round trip less).
+   */
+  initial?: T | undefined;
+  /**
+   * A watch by name opened before the object was written (openWatch): used first, so the wait
+   * needs neither a GET nor a new request once the write is answered. Needs `initial`; events
+   * of another object of the same name (another uid: one deleted before) are skipped.
+   */
+  opened?: AsyncIterable<WatchEvent<T>> | undefined;
+}
+
+/**
+ * Opens a watch on one object by name now, with no resourceVersion: the server sends the object
+ * as it is when the watch starts (if it exists), then every change — so a watch opened while the
+ * object is being created misses nothing. The request goes out at once; abort `signal` to
+ * close it.
+ */
+export function openWatch<T extends KubeObject>(
+  kube: KubeClient,
+  ref: ResourceRef,
+  namespace: string,
+  name: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): AsyncIterable<WatchEvent<T>> {
+  const events = kube.watch<T>(ref, namespace, {
+    fieldSelector: `metadata.name=${name}`,
+    allowWatchBookmarks: true,
+    timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    signal,
+  });
+  const iterator = events[Symbol.asyncIterator]();
+  const first = iterator.next();
+  first.catch(() => undefined); // surfaced when iterated; unobserved when the write failed
+  let started = false;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        if (started) return iterator.next();
+        started = true;
+        return first;
+      },
+      return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+    }),
+  };
 }
 
 export type WaitCheck<T, R> = (object: T) => R | undefined;
@@ -20,7 +73,7 @@ export async function waitFor<T extends KubeObject, R>(
   ref: ResourceRef,
   namespace: string,
   name: string,
-  options: WaitOptions,
+  options: WaitOptions<T>,
   check: WaitCheck<T, R>,
 ): Promise<R> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
@@ -39,6 +92,14 @@ export async function waitFor<T extends KubeObject, R>(
     );
   const start = Date.now();
   let resourceVersion: string | undefined;
+  const uid = options.initial?.metadata.uid;
+  let opened = options.opened;
+  if (options.initial) {
+    last = options.initial;
+    const done = check(options.initial);
+    if (done !== undefined) return done;
+    resourceVersion = options.initial.metadata.resourceVersion;
+  }
   for (;;) {
     if (signal.aborted) throw stopped();
     try {
@@ -50,15 +111,25 @@ export async function waitFor<T extends KubeObject, R>(
         resourceVersion = obj.metadata.resourceVersion;
       }
       const remaining = Math.max(1, Math.ceil((options.timeoutMs - (Date.now() - start)) / 1000));
-      for await (const event of kube.watch<T>(ref, namespace, {
-        fieldSelector: `metadata.name=${name}`,
-        ...(resourceVersion ? { resourceVersion } : {}),
-        allowWatchBookmarks: true,
-        timeoutSeconds: remaining,
-        signal,
-      })) {
+      const events =
+        opened ??
+        kube.watch<T>(ref, namespace, {
+          fieldSelector: `metadata.name=${name}`,
+          ...(resourceVersion ? { resourceVersion } : {}),
+          allowWatchBookmarks: true,
+          timeoutSeconds: remaining,
+          signal,
+        });
+      opened = undefined;
+      for await (const event of events) {
         resourceVersion = event.object.metadata.resourceVersion ?? resourceVersion;
         if (event.type === 'BOOKMARK') continue;
+        if (
+          uid !== undefined &&
+          'uid' in event.object.metadata &&
+          event.object.metadata.uid !== uid
+        )
+          continue;
         if (event.type === 'DELETED') throw deleted();
         last = event.object;
         const done = check(event.object);

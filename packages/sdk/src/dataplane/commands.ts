@@ -11,7 +11,7 @@ import {
 import * as grpc from '@grpc/grpc-js';
 import type { Tracer } from '@opentelemetry/api';
 import { AbortedError, ConnectionError, ServerError, TimeoutError } from '../errors.ts';
-import { withSpan } from '../tracing.ts';
+import { NO_MARK, withSpan, type MarkEvent } from '../tracing.ts';
 import type { CommandHandle, CommandResult, CommandRunOptions, Commands } from '../types.ts';
 import { checkEnv, checkTimeoutMs } from '../validation.ts';
 import type { GrpcTarget, SandboxEndpoint } from './endpoint.ts';
@@ -52,14 +52,16 @@ export class SandboxCommands implements Commands {
         'sandbox.command.executable': executable,
         'sandbox.command.background': Boolean(options.background),
       },
-      async (set) => {
+      async (set, mark) => {
         // start() fails before the process exists, so a refused connection can start again.
         const handle = await retryRefused(
           async () =>
-            start(await this.#endpoint.grpc(PROCESS_SERVICE, 'commands.run'), command, {
-              ...options,
-              timeoutMs,
-            }),
+            start(
+              await this.#endpoint.grpc(PROCESS_SERVICE, 'commands.run'),
+              command,
+              { ...options, timeoutMs },
+              mark,
+            ),
           { signal: options.signal, onRefused: () => this.#endpoint.reset() },
         );
         if (options.background) return handle;
@@ -85,12 +87,15 @@ function stalledStart(target: GrpcTarget, command: string): string {
   return `sandbox ${target.sandboxName}: ${what} within ${target.connectTimeoutMs} ms (${command}); check it with sandbox.info() or agent-sandbox get ${target.sandboxName}, or raise connectTimeoutMs`;
 }
 
+/** Starts the command; `mark` gets the timeline: connected, start sent, started, first output. */
 async function start(
   target: GrpcTarget,
   command: string,
   options: CommandRunOptions & { background?: boolean; timeoutMs: number },
+  mark: MarkEvent = NO_MARK,
 ): Promise<CommandHandle> {
   const { client } = target;
+  if (target.connectedAt !== undefined) mark('sandbox.daemon.connected', target.connectedAt);
   const metadata = new grpc.Metadata();
   if (options.background) metadata.set(DETACH_METADATA, 'true');
   const request = {
@@ -110,6 +115,12 @@ async function start(
       o: grpc.CallOptions,
     ) => grpc.ClientReadableStream<StartEvent>
   ).call(client, request, metadata, callOptions);
+  mark('process.start.sent');
+  let firstOutput = true;
+  const output = (): void => {
+    if (firstOutput) mark('process.output.first');
+    firstOutput = false;
+  };
   const decoder = { stdout: new TextDecoder(), stderr: new TextDecoder() };
   const out = { stdout: '', stderr: '' };
   let pid: number | undefined;
@@ -146,13 +157,16 @@ async function start(
       if ('init' in event && event.init) {
         clearTimeout(startDeadline);
         pid = event.init.process_id;
+        mark('process.started');
         onPid(pid);
         if (!options.stdin) void closeStdin(client, pid).catch(() => undefined);
       } else if ('stdout' in event && event.stdout) {
+        output();
         const text = decoder.stdout.decode(event.stdout, { stream: true });
         out.stdout += text;
         options.onStdout?.(text);
       } else if ('stderr' in event && event.stderr) {
+        output();
         const text = decoder.stderr.decode(event.stderr, { stream: true });
         out.stderr += text;
         options.onStderr?.(text);

@@ -5,7 +5,8 @@ import { ROUTER_DEFAULT_NAMESPACE, RouterHeader } from '@agent-sandbox/protocol'
 import type { Connection } from '../connection.ts';
 import { NotReadyError, UnsupportedError, fromKubeError } from '../errors.ts';
 import { SANDBOXES, type SandboxObject } from '../resources.ts';
-import { serviceClient, type ServiceClient } from './grpc.ts';
+import { DaemonClients, type DaemonService } from './daemon-clients.ts';
+import type { ServiceClient } from './grpc.ts';
 
 export interface RestTarget {
   baseUrl: string;
@@ -19,23 +20,47 @@ export interface GrpcTarget {
   address: string;
   sandboxName: string;
   connectTimeoutMs: number;
+  /** performance.now() when a channel dialled ahead (dialAhead) was ready, if it was. */
+  connectedAt: number | undefined;
 }
 
 export class SandboxEndpoint {
   readonly #conn: Connection;
   readonly #sandboxName: string;
   #podIp: Promise<string> | undefined;
-  #clients = new Map<string, ServiceClient>();
+  readonly #clients: DaemonClients;
 
   /**
    * @param podIPs what the caller already read (the Ready claim's status): the first call then
    * needs no read of the Sandbox; a stale one is forgotten like any other (reset()).
+   * @param clients channels the caller may have dialled already (dialSandbox).
    */
-  constructor(conn: Connection, sandboxName: string, podIPs: readonly string[] = []) {
+  constructor(
+    conn: Connection,
+    sandboxName: string,
+    podIPs: readonly string[] = [],
+    clients = new DaemonClients(),
+  ) {
     this.#conn = conn;
     this.#sandboxName = sandboxName;
+    this.#clients = clients;
     const ip = pickIp(podIPs);
-    if (ip) this.#podIp = Promise.resolve(ip);
+    if (ip) {
+      this.#podIp = Promise.resolve(ip);
+      clients.keepOnly(this.#grpcAddress(ip));
+    }
+  }
+
+  /**
+   * Starts the daemon's gRPC connection now when the Pod IP is known and no router is used, so
+   * the first command finds it open; never fails (the first call reports what went wrong).
+   */
+  dialAhead(): void {
+    if (this.#conn.dataPlane.routerUrl || !this.#podIp) return;
+    void this.#podIp.then(
+      (ip) => this.#clients.dial(this.#grpcAddress(ip), this.#conn.dataPlane.connectTimeoutMs),
+      () => undefined,
+    );
   }
 
   /** The REST API (`/v1/...`). */
@@ -71,31 +96,29 @@ export class SandboxEndpoint {
   }
 
   /** A gRPC client of `service` on the Pod IP (the router carries no gRPC). */
-  async grpc(service: Parameters<typeof serviceClient>[1], what: string): Promise<GrpcTarget> {
+  async grpc(service: DaemonService, what: string): Promise<GrpcTarget> {
     if (this.#conn.dataPlane.routerUrl)
       throw new UnsupportedError(
         `${what} needs sandboxd's gRPC API, which the router does not carry; run where the Pod IP is reachable (no routerUrl / AGENT_SANDBOX_ROUTER_URL)`,
       );
-    const address = `${hostPart(await this.#ip())}:${this.#conn.dataPlane.grpcPort}`;
-    const key = `${service}@${address}`;
-    let client = this.#clients.get(key);
-    if (!client) {
-      client = serviceClient(address, service);
-      this.#clients.set(key, client);
-    }
+    const address = this.#grpcAddress(await this.#ip());
     return {
-      client,
+      client: this.#clients.client(address, service),
       address,
       sandboxName: this.#sandboxName,
       connectTimeoutMs: this.#conn.dataPlane.connectTimeoutMs,
+      connectedAt: this.#clients.connectedAt(address),
     };
   }
 
   /** Forget the Pod IP (and the clients bound to it): the next call reads it again. */
   reset(): void {
     this.#podIp = undefined;
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
+    this.#clients.close();
+  }
+
+  #grpcAddress(ip: string): string {
+    return `${hostPart(ip)}:${this.#conn.dataPlane.grpcPort}`;
   }
 
   close(): void {
@@ -110,17 +133,42 @@ export class SandboxEndpoint {
     return this.#podIp;
   }
 
-  async #readIp(): Promise<string> {
-    const sandbox = await this.#conn.kube
-      .get<SandboxObject>(SANDBOXES, this.#conn.namespace, this.#sandboxName)
-      .catch((err: unknown) => Promise.reject(fromKubeError(err)));
-    const ip = pickIp(sandbox.status?.podIPs ?? []);
-    if (!ip)
-      throw new NotReadyError(
-        `sandbox ${this.#sandboxName} has no Pod IP yet${sandbox.spec.operatingMode === 'Suspended' ? ' (it is suspended: resume() it)' : ''}`,
-      );
-    return ip;
+  #readIp(): Promise<string> {
+    return readPodIp(this.#conn, this.#sandboxName);
   }
+}
+
+/**
+ * Dials the daemon of a Sandbox the control plane has chosen but not yet reported Ready (a warm
+ * claim's adoption in flight), into `clients`, for the endpoint made at Ready to reuse. Best
+ * effort: without a router only, and a failed read or connection is forgotten.
+ */
+export function dialSandbox(
+  conn: Connection,
+  sandboxName: string,
+  clients: DaemonClients,
+  onDial: () => void = () => undefined,
+): void {
+  if (conn.dataPlane.routerUrl) return;
+  void readPodIp(conn, sandboxName).then(
+    (ip) => {
+      onDial();
+      clients.dial(`${hostPart(ip)}:${conn.dataPlane.grpcPort}`, conn.dataPlane.connectTimeoutMs);
+    },
+    () => undefined,
+  );
+}
+
+async function readPodIp(conn: Connection, sandboxName: string): Promise<string> {
+  const sandbox = await conn.kube
+    .get<SandboxObject>(SANDBOXES, conn.namespace, sandboxName)
+    .catch((err: unknown) => Promise.reject(fromKubeError(err)));
+  const ip = pickIp(sandbox.status?.podIPs ?? []);
+  if (!ip)
+    throw new NotReadyError(
+      `sandbox ${sandboxName} has no Pod IP yet${sandbox.spec.operatingMode === 'Suspended' ? ' (it is suspended: resume() it)' : ''}`,
+    );
+  return ip;
 }
 
 /** IPv4 first, as the rest of the node does. */

@@ -1,0 +1,72 @@
+// Dialling a daemon ahead of the first call: against a real sandboxd the channel is open (and
+// says when) before any call is made; against a port nobody listens on the failed channel is
+// dropped at once, so the next call gets a fresh client rather than one held in grpc-js's
+// reconnect back-off (which failed the first command with "No connection established").
+import { PROCESS_SERVICE } from '@agent-sandbox/protocol';
+import { connectivityState } from '@grpc/grpc-js';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+// eslint-disable-next-line no-restricted-imports -- the test runs a real daemon
+import type { SandboxdHandle } from '@agent-sandbox/sandboxd';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandboxd } from '../testing/sandboxd.ts';
+import { DaemonClients } from './daemon-clients.ts';
+
+/** A loopback port that was free a moment ago: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('DaemonClients.dial', () => {
+  let daemon: SandboxdHandle;
+  let base: string;
+  const clients = new DaemonClients();
+  beforeAll(async () => {
+    ({ daemon, base } = await startTestSandboxd('sdk-dial-'));
+  });
+  afterAll(async () => {
+    clients.close();
+    await daemon?.close();
+    if (base) await rm(base, { recursive: true, force: true });
+  });
+
+  it('opens the channel before any call and records when it was ready', async () => {
+    const address = daemon.grpcAddress ?? '';
+    const before = performance.now();
+    clients.dial(address, 5000);
+    const client = clients.client(address, PROCESS_SERVICE);
+    await until('connectedAt', () => clients.connectedAt(address) !== undefined);
+    expect(clients.connectedAt(address)).toBeGreaterThanOrEqual(before);
+    expect(client.getChannel().getConnectivityState(false)).toBe(connectivityState.READY);
+    expect(clients.client(address, PROCESS_SERVICE)).toBe(client); // the call reuses it
+  });
+
+  it('drops a channel whose connection is refused, so the next call starts fresh', async () => {
+    const address = `127.0.0.1:${await closedPort()}`;
+    clients.dial(address, 5000);
+    const dialled = clients.client(address, PROCESS_SERVICE);
+    await until('dropped', () => clients.client(address, PROCESS_SERVICE) !== dialled);
+    expect(dialled.getChannel().getConnectivityState(false)).toBe(connectivityState.SHUTDOWN);
+    expect(clients.connectedAt(address)).toBeUndefined();
+  });
+
+  it('keepOnly closes the clients of other addresses', () => {
+    const kept = clients.client('127.0.0.1:1', PROCESS_SERVICE);
+    const other = clients.client('127.0.0.1:2', PROCESS_SERVICE);
+    clients.keepOnly('127.0.0.1:1');
+    expect(clients.client('127.0.0.1:1', PROCESS_SERVICE)).toBe(kept);
+    expect(other.getChannel().getConnectivityState(false)).toBe(connectivityState.SHUTDOWN);
+  });
+});

@@ -1,0 +1,76 @@
+// The gRPC clients of one sandbox handle, by service and daemon address, and the channels dialled
+// ahead of the first call: a new channel's first connection (TCP plus the HTTP/2 handshake) costs
+// about as much as a command on a connected one, so Sandbox.create dials once it knows where the
+// daemon is, while the control plane is still finishing the claim.
+import { PROCESS_SERVICE, type WATCHER_SERVICE } from '@agent-sandbox/protocol';
+import { connectivityState } from '@grpc/grpc-js';
+import { serviceClient, type ServiceClient } from './grpc.ts';
+
+export type DaemonService = typeof PROCESS_SERVICE | typeof WATCHER_SERVICE;
+
+export class DaemonClients {
+  readonly #clients = new Map<string, ServiceClient>();
+  /** address → performance.now() when its dialled channel was ready. */
+  readonly #connectedAt = new Map<string, number>();
+
+  /** The client of `service` at `address` (host:port), made on first use. */
+  client(address: string, service: DaemonService): ServiceClient {
+    const key = `${service}@${address}`;
+    let client = this.#clients.get(key);
+    if (!client) {
+      client = serviceClient(address, service);
+      this.#clients.set(key, client);
+    }
+    return client;
+  }
+
+  /**
+   * Starts connecting the process service's channel at `address` now, without waiting. A channel
+   * whose connection fails (the daemon does not listen yet) is dropped at once: grpc-js would
+   * hold it in back-off and fail the first call with no cause, where a fresh client connects
+   * and a refusal is retried (refused.ts).
+   */
+  dial(address: string, timeoutMs: number): void {
+    const key = `${PROCESS_SERVICE}@${address}`;
+    const client = this.client(address, PROCESS_SERVICE);
+    const channel = client.getChannel();
+    const deadline = Date.now() + timeoutMs;
+    const follow = (state: connectivityState): void => {
+      if (this.#clients.get(key) !== client) return; // closed or replaced meanwhile
+      if (state === connectivityState.READY) {
+        this.#connectedAt.set(address, performance.now());
+        return;
+      }
+      if (state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.SHUTDOWN) {
+        this.#clients.delete(key);
+        client.close();
+        return;
+      }
+      channel.watchConnectivityState(state, deadline, (err) => {
+        if (!err) follow(channel.getConnectivityState(false));
+      });
+    };
+    follow(channel.getConnectivityState(true));
+  }
+
+  /** When a channel dialled ahead to `address` was ready (performance.now()), if it was. */
+  connectedAt(address: string): number | undefined {
+    return this.#connectedAt.get(address);
+  }
+
+  /** Closes the clients of every other address (a choice the control plane changed). */
+  keepOnly(address: string): void {
+    for (const [key, client] of this.#clients)
+      if (!key.endsWith(`@${address}`)) {
+        client.close();
+        this.#clients.delete(key);
+      }
+    for (const a of this.#connectedAt.keys()) if (a !== address) this.#connectedAt.delete(a);
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+    this.#connectedAt.clear();
+  }
+}
