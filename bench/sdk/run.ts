@@ -8,7 +8,16 @@
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage } from '@agent-sandbox/kubelet/testing';
 import { startUp, stopUp, upLeaks, upNetwork } from '@agent-sandbox/local/testing';
+import { Annotations } from '@agent-sandbox/api';
+import { SANDBOX_CLAIMS } from '@agent-sandbox/controllers';
+import type { KubeClient } from '@agent-sandbox/kube';
+import type { KubeObject } from '@agent-sandbox/kube-types';
 import { Sandbox, type ConnectionOptions } from '@agent-sandbox/sdk';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -19,6 +28,7 @@ import { percentiles, type Percentiles } from '../claims/stats.ts';
 import { floors, timeToOutput } from '../node/floors.ts';
 import { writeBarsPng } from '../node/plot.ts';
 import { applyBenchPool, untilPoolReady } from './pool.ts';
+import { POINTS, timelineOf, watchAdoptions, type Timeline } from './timeline.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,20 +59,53 @@ interface Sample {
   firstOutputMs: number;
   /** A second command on the same handle: Start → first output on a connected channel. */
   againMs: number;
+  timeline: Timeline;
 }
 
-async function createToOutput(conn: ConnectionOptions, source: object): Promise<Sample> {
+/** The SDK's spans of the current round (reset before each). */
+const spans = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({
+  spanProcessors: [new SimpleSpanProcessor(spans)],
+});
+
+async function createToOutput(
+  conn: ConnectionOptions,
+  source: object,
+  kube: KubeClient,
+  adoptions: Map<string, number>,
+): Promise<Sample> {
+  spans.reset();
   const t0 = performance.now();
-  const sandbox = await Sandbox.create({ ...conn, ...source });
+  const sandbox = await Sandbox.create({ ...conn, tracerProvider, ...source });
   try {
     const createMs = performance.now() - t0;
     const firstOutputMs = await untilOutput(sandbox);
     const t1 = performance.now();
+    const roundSpans = [...spans.getFinishedSpans()];
     await untilOutput(sandbox);
-    return { createMs, firstOutputMs: firstOutputMs - t0, againMs: performance.now() - t1 };
+    const againMs = performance.now() - t1;
+    // Untimed: the annotations the controller stamped on the claim.
+    const claim = sandbox.claimName ? await stampedClaim(kube, sandbox.claimName) : undefined;
+    const timeline = timelineOf(
+      roundSpans,
+      claim?.metadata.annotations ?? {},
+      adoptions.get(sandbox.sandboxName),
+    );
+    return { createMs, firstOutputMs: firstOutputMs - t0, againMs, timeline };
   } finally {
     await sandbox.kill();
     await sandbox.close();
+  }
+}
+
+/** The claim once the controller's trailing claim-first-ready-at write is in (at most 2 s). */
+async function stampedClaim(kube: KubeClient, name: string): Promise<KubeObject> {
+  const end = Date.now() + 2000;
+  for (;;) {
+    const claim = await kube.get<KubeObject>(SANDBOX_CLAIMS, 'default', name);
+    if (claim.metadata.annotations?.[Annotations.ClaimFirstReadyAt] || Date.now() > end)
+      return claim;
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -97,6 +140,30 @@ const dataDir = join(dir, 'up');
 const network = upNetwork('asbk', 219);
 const result: Record<string, Percentiles | undefined> = {};
 let leaks: string[];
+
+interface TimelineRow {
+  point: string;
+  source: string;
+  /** ms after create() was called, over the rounds that saw the point. */
+  at: Percentiles | undefined;
+  /** ms since the point before it in the same round (the table's order). */
+  step: Percentiles | undefined;
+}
+let timeline: TimelineRow[] | undefined;
+
+/** Per point: when it came (p50/p90 over rounds) and how long after the point above it. */
+function timelineTable(samples: readonly Sample[]): TimelineRow[] {
+  return POINTS.map(([point, source], i) => {
+    const at = samples.map((s) => s.timeline[point]).filter((v) => v !== undefined);
+    const steps: number[] = [];
+    for (const s of samples) {
+      const here = s.timeline[point];
+      const before = i === 0 ? 0 : s.timeline[POINTS[i - 1]?.[0] ?? point];
+      if (here !== undefined && before !== undefined) steps.push(here - before);
+    }
+    return { point, source, at: percentiles(at), step: percentiles(steps) };
+  });
+}
 // The node agent of `up` reads its images from <data dir>/node/images: load the image first.
 const store = new ImageStore(join(dataDir, 'node', 'images'));
 const record = await loadOciLayout(
@@ -111,6 +178,9 @@ try {
   const { kubeconfig } = up.endpoints();
   const conn: ConnectionOptions = { kubeconfig, namespace: 'default', hostEnv: {} };
   const kube = await applyBenchPool(kubeconfig, POOL, IMAGE, poolSize);
+  const stopWatch = new AbortController();
+  const adoptions = watchAdoptions(kube, 'default', stopWatch.signal);
+  const round = (source: object) => () => createToOutput(conn, source, kube, adoptions);
   try {
     await untilPoolReady(kube, POOL, poolSize);
     log('pool ready; floors');
@@ -123,17 +193,16 @@ try {
     }
     // One untimed round so the SDK's and the daemon's code is loaded and compiled.
     await untilPoolReady(kube, POOL, poolSize);
-    await sampleInto([], 'warm-up', () => createToOutput(conn, { warmPool: POOL }));
+    await sampleInto([], 'warm-up', round({ warmPool: POOL }));
     const warm: Sample[] = [];
     for (let i = 0; i < claims; i++) {
       // Sized to keep up: each claim finds a full pool (refills are not what is measured).
       await untilPoolReady(kube, POOL, poolSize);
-      await sampleInto(warm, 'warm', () => createToOutput(conn, { warmPool: POOL }));
+      await sampleInto(warm, 'warm', round({ warmPool: POOL }));
       if (i % 10 === 9) log(`warm ${i + 1}/${claims}`);
     }
     const cold: Sample[] = [];
-    for (let i = 0; i < coldRounds; i++)
-      await sampleInto(cold, 'cold', () => createToOutput(conn, { template: POOL }));
+    for (let i = 0; i < coldRounds; i++) await sampleInto(cold, 'cold', round({ template: POOL }));
     for (const [name, s] of [
       ['warm', warm],
       ['cold', cold],
@@ -145,8 +214,11 @@ try {
       );
       result[`${name} 2nd command → output`] = percentiles(s.map((x) => x.againMs));
     }
+    timeline = timelineTable(warm);
   } finally {
+    stopWatch.abort();
     await kube.close();
+    await tracerProvider.shutdown();
   }
 } finally {
   const code = await stopUp(up);
@@ -172,6 +244,13 @@ console.log('| measurement | n | p50 ms | p90 ms | p99 ms | max ms |');
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(result))
   console.log(`| ${k} | ${v?.n} | ${v?.p50} | ${v?.p90} | ${v?.p99} | ${v?.max} |`);
+console.log('\nwarm timeline (ms after create() was called; step = since the row above)');
+console.log('| point | seen by | n | at p50 | at p90 | step p50 | step p90 |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const r of timeline ?? [])
+  console.log(
+    `| ${r.point} | ${r.source} | ${r.at?.n ?? 0} | ${r.at?.p50 ?? '—'} | ${r.at?.p90 ?? '—'} | ${r.step?.p50 ?? '—'} | ${r.step?.p90 ?? '—'} |`,
+  );
 console.log('\n| ratio | value |\n| --- | --- |');
 for (const [k, v] of Object.entries(ratios)) console.log(`| ${k} | ${v.toFixed(1)} |`);
 console.log('\n| target | met |\n| --- | --- |');
@@ -188,7 +267,18 @@ const base = `${resultsDir}sdk-${new Date().toISOString().replace(/[:.]/g, '-')}
 writeFileSync(
   `${base}.json`,
   JSON.stringify(
-    { claims, coldRounds, poolSize, machine, result, ratios, targets, failures, leaks },
+    {
+      claims,
+      coldRounds,
+      poolSize,
+      machine,
+      result,
+      timeline: timeline ?? [],
+      ratios,
+      targets,
+      failures,
+      leaks,
+    },
     null,
     2,
   ),
