@@ -4,7 +4,7 @@
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { Container, KubeObject, Pod } from '@agent-sandbox/kube-types';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -114,9 +114,26 @@ async function createPod(
 }
 
 /** Runs argv in the pod's container through the agent's exec command, as streaming does. */
-function exec(name: string, container: string, argv: string[]) {
+/**
+ * Runs argv in the pod's container through the agent's exec command, as streaming does. Not
+ * spawnSync: the agent shares this event loop, and blocking it for a runtime's exec made its
+ * probes' timers fire late, counted as probe timeouts under load.
+ */
+function exec(
+  name: string,
+  container: string,
+  argv: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const cmd = agent.execCommand({ namespace: 'default', name }, container, argv, { tty: false });
-  return spawnSync(cmd.file, cmd.args, { env: cmd.env, encoding: 'utf8' });
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 async function waitFor(
@@ -221,7 +238,7 @@ describe('NodeAgent with runc', () => {
     expect(cs?.containerID).toMatch(/^runc:\/\/[0-9a-f]{64}$/);
     expect(cs?.state?.running?.startedAt).toBeTruthy();
 
-    const out = exec('web', 'app', [
+    const out = await exec('web', 'app', [
       'sh',
       '-c',
       'echo $GREETING from $(hostname); cat /etc/image-release; ls /opaque',
@@ -322,10 +339,10 @@ describe('NodeAgent with runc', () => {
       status: 'False',
       reason: 'ContainersNotReady',
     });
-    expect(exec('probed', 'app', ['touch', '/tmp/ready']).status).toBe(0);
+    expect((await exec('probed', 'app', ['touch', '/tmp/ready'])).status).toBe(0);
     const p = await waitFor('probed', ready);
     expect(p.status?.containerStatuses?.[0]).toMatchObject({ ready: true, restartCount: 0 });
-    expect(exec('probed', 'app', ['touch', '/tmp/die']).status).toBe(0);
+    expect((await exec('probed', 'app', ['touch', '/tmp/die'])).status).toBe(0);
     // Killed and restarted on a fresh root: /tmp/ready is gone, so the new instance is unready.
     const restarted = await waitFor(
       'probed',
@@ -357,7 +374,9 @@ describe('NodeAgent with runc', () => {
       (x) => x.status?.containerStatuses?.[0]?.started === true,
     );
     expect(started.status?.containerStatuses?.[0]?.ready).toBe(false); // /ok.html is a 404
-    expect(exec('web-probed', 'app', ['sh', '-c', 'echo ok > /www/ok.html']).status).toBe(0);
+    expect((await exec('web-probed', 'app', ['sh', '-c', 'echo ok > /www/ok.html'])).status).toBe(
+      0,
+    );
     const p = await waitFor('web-probed', (x) => x.status?.containerStatuses?.[0]?.ready === true);
     expect(p.status?.containerStatuses?.[0]?.restartCount).toBe(0);
     await remove('web-probed');
@@ -441,18 +460,18 @@ describe('NodeAgent with runc', () => {
         ),
       );
       const run = (script: string) => exec(name, 'c', ['sh', '-c', script]);
-      expect(run('uname -r').stdout.trim()).toMatch(kernel);
-      expect(run(`cat ${marker} || ls /work /home/* 2>&1; echo done`).stdout).not.toContain(
+      expect((await run('uname -r')).stdout.trim()).toMatch(kernel);
+      expect((await run(`cat ${marker} || ls /work /home/* 2>&1; echo done`)).stdout).not.toContain(
         'secret',
       );
-      const psr = run('for p in /proc/[0-9]*; do cat $p/comm; done');
+      const psr = await run('for p in /proc/[0-9]*; do cat $p/comm; done');
       const ps = psr.stdout;
       expect(ps).toContain('sleep');
       expect(ps).not.toMatch(/node|vitest|runc|containerd|sshd/);
       expect(ps.trim().split('\n').length).toBeLessThan(6);
       if (label !== 'gvisor') {
         // pids.max = 64 for the container: a fork storm hits the limit (gVisor: test/node).
-        const storm = run('for i in $(seq 100); do sleep 1 & done 2>&1; wait; echo end');
+        const storm = await run('for i in $(seq 100); do sleep 1 & done 2>&1; wait; echo end');
         expect(storm.stdout + storm.stderr).toMatch(/can't fork|Resource temporarily unavailable/);
       }
       await remove(name);
@@ -476,9 +495,17 @@ describe('NodeAgent with bubblewrap', () => {
     );
     const p = await waitFor('bw-user', (x) => x.status?.containerStatuses?.[0]?.ready === true);
     expect(p.status?.containerStatuses?.[0]?.containerID).toMatch(/^bubblewrap:\/\/[0-9a-f]{64}$/);
-    const out = exec('bw-user', 'c', ['sh', '-c', 'echo "$(id -u):$(id -g) $(pwd) $GREETING"']);
+    const out = await exec('bw-user', 'c', [
+      'sh',
+      '-c',
+      'echo "$(id -u):$(id -g) $(pwd) $GREETING"',
+    ]);
     expect(out.stdout).toBe('1234:2345 /tmp hi\n');
-    const caps = exec('bw-user', 'c', ['sh', '-c', 'grep -E "^Cap(Eff|Prm)" /proc/self/status']);
+    const caps = await exec('bw-user', 'c', [
+      'sh',
+      '-c',
+      'grep -E "^Cap(Eff|Prm)" /proc/self/status',
+    ]);
     expect(caps.stdout).toBe('CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n');
     expect(await logHolding('bw-user', 'c', '/tmp')).toContain('stdout F 1234:2345 /tmp hi');
     await remove('bw-user');
@@ -487,7 +514,7 @@ describe('NodeAgent with bubblewrap', () => {
   it('gives root the default capabilities only, a read-only /proc/sys and masked /proc files', async () => {
     await createPod('bw-root', testContainer('c', { command: ['sleep', '60'] }), bwrap);
     await waitFor('bw-root', (x) => x.status?.containerStatuses?.[0]?.ready === true);
-    const out = exec('bw-root', 'c', [
+    const out = await exec('bw-root', 'c', [
       'sh',
       '-c',
       'id -u; grep -E "^(CapEff|Seccomp):" /proc/self/status; echo 1 > /proc/sys/kernel/ns_last_pid; wc -c < /proc/keys; mount -t tmpfs x /mnt || echo no-mount',

@@ -41,9 +41,20 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]).finally(() => clearTimeout(t));
 }
 
-function connectTo(host: string | undefined, port: number, t: ProbeTarget): Promise<Duplex> {
+/**
+ * How long the netns relay (a Node process) may take to start before its connect is timed: the
+ * probe's timeout is the connection's, as kubelet's is, not our helper's start on a loaded machine.
+ */
+const RELAY_START_MS = 10_000;
+
+function connectTo(
+  host: string | undefined,
+  port: number,
+  t: ProbeTarget,
+  ms: number,
+): Promise<Duplex> {
   const to = host ?? t.podIP;
-  if (!to) return dialInNetns(t.netnsPath, port);
+  if (!to) return dialInNetns(t.netnsPath, port, { connectTimeoutMs: ms });
   return new Promise<Socket>((resolve, reject) => {
     const s = connect({ host: to, port });
     s.once('connect', () => resolve(s));
@@ -62,13 +73,14 @@ async function dial(
   ms: number,
 ): Promise<Duplex> {
   let late = false;
-  const pending = connectTo(host, port, t).then((s) => {
+  const relayed = !(host ?? t.podIP);
+  const pending = connectTo(host, port, t, ms).then((s) => {
     s.on('error', () => undefined);
     if (late) s.destroy();
     return s;
   });
   try {
-    return await withTimeout(pending, ms, 'connect');
+    return await withTimeout(pending, relayed ? ms + RELAY_START_MS : ms, 'connect');
   } catch (e) {
     late = true;
     throw e;
