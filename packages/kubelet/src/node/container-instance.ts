@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createCgroup, oomKills, type OciResources } from '../runtime/cgroup-limits.ts';
 import type { ContainerProcess, ContainerRuntime } from '../runtime/container-runtime.ts';
 import { CriLogWriter } from '../streaming/cri-log.ts';
-import { prepareRootfs, removeMountedDir } from './container-rootfs.ts';
+import { prepareRootfs, removeMountedDir, type ContainerRootfs } from './container-rootfs.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 
 export interface InstanceSpec {
@@ -18,6 +18,8 @@ export interface InstanceSpec {
   logPath: string;
   cgroupsPath: string;
   stdin: boolean;
+  /** A root already mounted at `dir/fs` over imageRootfs (rootfs-stage.ts); undefined: none. */
+  staged?: Promise<ContainerRootfs | undefined>;
   /** Times the start's steps (rootfs, bundle, cgroup, runtime-start, until-running). */
   timer?: PodPhaseTimer;
   /** config.json for a given root path and termination-log host file. */
@@ -58,8 +60,9 @@ export class ContainerInstance {
     const { dir } = this.spec;
     const { time } = this.spec.timer ?? podPhaseTimer(undefined, '', '');
     await mkdir(dir, { recursive: true });
-    const rootfs = await time('rootfs', () =>
-      prepareRootfs(this.spec.imageRootfs, join(dir, 'fs')),
+    const rootfs = await time(
+      'rootfs',
+      async () => (await this.spec.staged) ?? prepareRootfs(this.spec.imageRootfs, join(dir, 'fs')),
     );
     const terminationLog = join(dir, 'termination-log');
     const config = await time('bundle', async () => {

@@ -11,6 +11,7 @@ import { ContainerInstance } from './container-instance.ts';
 import { criLogPath } from './log-path.ts';
 import type { NodeContext } from './node-context.ts';
 import type { PodPhaseTimer } from './pod-phases.ts';
+import type { RootfsStage } from './rootfs-stage.ts';
 import type { volumeMounts } from './pod-volumes.ts';
 
 export type ContainerMounts = ReturnType<typeof volumeMounts>;
@@ -26,11 +27,18 @@ export interface LaunchOptions {
   restartCount: number;
   podDir: string;
   timer: PodPhaseTimer;
+  /** The root staged for this container while the sandbox was set up, if any. */
+  staged?: RootfsStage;
 }
 
 export interface LaunchResult {
   instance: ContainerInstance;
   logPath: string;
+}
+
+/** Where run `n` of container `name` keeps its bundle, root and termination log. */
+export function instanceDir(podDir: string, name: string, n: number): string {
+  return join(podDir, 'containers', `${name}-${n}`);
 }
 
 export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promise<LaunchResult> {
@@ -48,10 +56,12 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
     c.name,
     n,
   );
+  const dir = instanceDir(o.podDir, c.name, n);
   const instance = new ContainerInstance({
     runtime,
-    dir: join(o.podDir, 'containers', `${c.name}-${n}`),
+    dir,
     imageRootfs,
+    ...(o.staged ? { staged: o.staged.take(dir, imageRootfs) } : {}),
     logPath,
     cgroupsPath,
     stdin: c.stdin === true,

@@ -16,13 +16,14 @@ import {
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { ContainerInstance } from './container-instance.ts';
-import { launchContainer, type ContainerMounts } from './container-launch.ts';
+import { instanceDir, launchContainer, type ContainerMounts } from './container-launch.ts';
 import { checkProbes, instanceProber } from './container-probes.ts';
 import { pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
 import { superviseDaemon } from './pod-daemon.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { preparePodSandbox } from './pod-sandbox.ts';
+import { RootfsStage } from './rootfs-stage.ts';
 import { PodStatusWriter } from './pod-status-writer.ts';
 
 type Slot = { record: ContainerRecord; instance?: ContainerInstance; logs: string[] };
@@ -40,6 +41,8 @@ export class PodWorker {
   #stopSignal: Promise<void>;
   #stop: () => void = () => undefined;
   readonly #status: PodStatusWriter;
+  /** Roots mounted ahead for the first run of the first containers, by container name. */
+  readonly #staged = new Map<string, RootfsStage>();
   readonly #timer: PodPhaseTimer;
   readonly done: Promise<void>;
 
@@ -137,6 +140,7 @@ export class PodWorker {
   }
 
   async #runContainers(): Promise<void> {
+    this.#stageRoots();
     try {
       const t = this.#timer;
       this.#runtime = await t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod));
@@ -165,6 +169,24 @@ export class PodWorker {
           };
       this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'pod cannot start');
       await this.#publish();
+    } finally {
+      // A root still being mounted must be done before the pod's directory is removed.
+      await Promise.all([...this.#staged.values()].map((s) => s.settled()));
+    }
+  }
+
+  /** Mounts the roots of the containers that run first (the first init container, else every app container). */
+  #stageRoots(): void {
+    const spec = this.#pod.spec;
+    const first = spec?.initContainers?.length
+      ? spec.initContainers.slice(0, 1)
+      : (spec?.containers ?? []);
+    for (const c of first) {
+      const n = this.#slots.get(c.name)?.record.restartCount ?? 0;
+      this.#staged.set(
+        c.name,
+        new RootfsStage(this.#ctx.images, c, instanceDir(this.#podDir, c.name, n)),
+      );
     }
   }
 
@@ -238,6 +260,8 @@ export class PodWorker {
   }
 
   async #runOnce(c: Container, slot: Slot, image: ImageRecord, mounts: ContainerMounts) {
+    const init = this.#initNames.includes(c.name);
+    if (!init) checkProbes(c);
     const t = this.#timer;
     const n = slot.record.restartCount;
     const { instance, logPath } = await launchContainer(this.#ctx, {
@@ -250,9 +274,8 @@ export class PodWorker {
       restartCount: n,
       podDir: this.#podDir,
       timer: t,
+      staged: this.#takeStaged(c.name),
     });
-    const init = this.#initNames.includes(c.name);
-    if (!init) checkProbes(c);
     slot.instance = instance;
     // Termination's first sweep may have run before this instance existed: it starts stopped.
     if (this.#terminating) void instance.stop(0);
@@ -286,6 +309,12 @@ export class PodWorker {
     );
     await this.#publish();
     return exit;
+  }
+
+  #takeStaged(name: string): RootfsStage | undefined {
+    const staged = this.#staged.get(name);
+    this.#staged.delete(name);
+    return staged;
   }
 
   /** Probes for one instance: flag changes are published, a startup/liveness failure kills it. */
