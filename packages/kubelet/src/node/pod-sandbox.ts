@@ -18,7 +18,7 @@ export interface PodSandboxOptions {
   pod: Pod;
   podDir: string;
   timer: PodPhaseTimer;
-  /** The network is up (status can show the sandbox ready) while the pod files are written. */
+  /** The network, volumes and pod files are ready (status can show the sandbox ready). */
   networkReady(network: PodNetworkStatus): void;
 }
 
@@ -28,11 +28,11 @@ export async function preparePodSandbox(
 ): Promise<PodSandbox> {
   const { pod, timer: t } = o;
   const meta = pod.metadata ?? {};
-  // The network and the volumes (API reads, token requests, files) do not depend on each
-  // other: both run at once, and both settle before a failure is reported, so nothing is
-  // still being set up when the pod is released.
-  const [network, volumes] = await settleAll([
-    t.time('network', () =>
+  // The network (then the files that name its addresses) and the volumes (API reads, token
+  // requests, files) do not depend on each other: both run at once, and both settle before a
+  // failure is reported, so nothing is still being set up when the pod is released.
+  const networkAndFiles = async () => {
+    const network = await t.time('network', () =>
       ctx.network.setUp({
         namespace: meta.namespace ?? 'default',
         name: meta.name ?? '',
@@ -40,7 +40,12 @@ export async function preparePodSandbox(
         labels: meta.labels ?? {},
         hostname: pod.spec?.hostname ?? meta.name ?? '',
       }),
-    ),
+    );
+    const files = await t.time('pod-files', () => writePodFiles(o.podDir, pod, network));
+    return { network, files };
+  };
+  const [{ network, files }, volumes] = await settleAll([
+    networkAndFiles(),
     t.time('volumes', () =>
       prepareVolumes(pod, ctx.objects, {
         podDir: o.podDir,
@@ -50,7 +55,6 @@ export async function preparePodSandbox(
     ),
   ]);
   o.networkReady(network);
-  const files = await t.time('pod-files', () => writePodFiles(o.podDir, pod, network));
   return {
     network,
     mountsFor: (c) => [...volumeMounts(c.volumeMounts, volumes, c.name), ...files],
