@@ -93,11 +93,12 @@ export class PoolPasses {
     );
   }
 
-  pass(pool: string): Promise<Result | void> {
+  /** One pass; `signal` is the manager's (aborted on shutdown or lost leadership). */
+  pass(pool: string, signal: AbortSignal = new AbortController().signal): Promise<Result | void> {
     return this.#reconciler.reconcile(
       { namespace: this.#ns, name: pool },
       {
-        signal: new AbortController().signal,
+        signal,
         logger: pino({ level: 'silent' }),
         tracer: trace.getTracer('pool-passes'),
       },

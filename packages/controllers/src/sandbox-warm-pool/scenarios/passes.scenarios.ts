@@ -216,6 +216,17 @@ export function definePoolPassScenarios(target: TestTarget): void {
         expect(await listMembers(world, 'denied')).toHaveLength(0);
         await client.close();
       });
+      it('TestSlowStartBatch: cancellation — a pass whose manager is shutting down sends no create and lowers every expected one', async () => {
+        const p = await setUp('cancelled', { replicas: 7 });
+        const shutdown = new AbortController();
+        shutdown.abort(new Error('manager stopping'));
+        await expect(p.pass('cancelled', shutdown.signal)).rejects.toThrow();
+        expect(p.expectations.satisfied(p.key('cancelled'), Date.now())).toBe(true);
+        expect(await listMembers(world, 'cancelled')).toHaveLength(0);
+        // The next pass (a new leader, say) is not gated by the cancelled one.
+        await p.pass('cancelled');
+        expect(await listMembers(world, 'cancelled')).toHaveLength(7);
+      });
     });
 
     describe.concurrent('TestSandboxWarmPoolRollout', () => {

@@ -32,6 +32,7 @@ import {
   eventually,
   gone,
   newSandbox,
+  testPodTemplate,
   openScenarioWorld,
   type ScenarioWorld,
 } from '../../testing/harness.ts';
@@ -72,7 +73,12 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
 
     describe.concurrent('TestSandboxWarmPoolReconcile', () => {
       it('TestSandboxWarmPoolReconcile: nil replicas means one; members carry labels, annotation, owner and secure defaults', async () => {
-        await createTemplate(world, newTemplate(world.ns, 'tpl-one'));
+        const podTemplate = testPodTemplate();
+        podTemplate.metadata = {
+          labels: { app: 'agent', version: '2.0' },
+          annotations: { 'pod-annotation': 'from-podtemplate' },
+        };
+        await createTemplate(world, newTemplate(world.ns, 'tpl-one', { podTemplate }));
         await createPool(world, newPool(world.ns, 'one', 'tpl-one'));
         const pool = await poolSettled(world, 'one', 1);
         expect(pool.status).toMatchObject({
@@ -94,12 +100,20 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         expect(member?.metadata.ownerReferences).toEqual([
           expect.objectContaining({ kind: 'SandboxWarmPool', name: 'one', controller: true }),
         ]);
-        const podTemplate = member?.spec.podTemplate;
-        expect(podTemplate?.metadata?.annotations?.[Annotations.SafeToEvict]).toBe('true');
-        expect(podTemplate?.metadata?.labels?.[Labels.WarmPoolSandbox]).toBe(nameHash('one'));
-        expect(podTemplate?.spec.automountServiceAccountToken).toBe(false);
-        expect(podTemplate?.spec.dnsPolicy).toBe('None');
-        expect(podTemplate?.spec.dnsConfig).toEqual({ nameservers: ['8.8.8.8', '1.1.1.1'] });
+        // TestPoolLabelValueInIntegration: the template's pod labels and annotations come along.
+        const memberPod = member?.spec.podTemplate;
+        expect(memberPod?.metadata?.annotations).toMatchObject({
+          [Annotations.SafeToEvict]: 'true',
+          'pod-annotation': 'from-podtemplate',
+        });
+        expect(memberPod?.metadata?.labels).toMatchObject({
+          [Labels.WarmPoolSandbox]: nameHash('one'),
+          version: '2.0',
+          app: 'agent',
+        });
+        expect(memberPod?.spec.automountServiceAccountToken).toBe(false);
+        expect(memberPod?.spec.dnsPolicy).toBe('None');
+        expect(memberPod?.spec.dnsConfig).toEqual({ nameservers: ['8.8.8.8', '1.1.1.1'] });
       });
 
       it('TestSandboxWarmPoolReconcile: scale up, scale down, zero replicas empties the pool', async () => {
@@ -206,6 +220,13 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         await poolSettled(world, 'recreate', 2);
         expect(await images('replenish')).toEqual(['busybox', 'busybox']);
         expect(await images('default')).toEqual(['busybox', 'busybox']);
+        // Replenishment uses the new template: a member lost from an OnReplenish pool comes back
+        // on busybox:2, the other keeps the old image.
+        const [lost] = await listMembers(world, 'replenish');
+        await world.client.delete(SANDBOXES, world.ns, lost?.metadata.name ?? '');
+        await eventually(async () =>
+          (await images('replenish')).join() === 'busybox,busybox:2' ? true : undefined,
+        );
       });
 
       it('TestSandboxWarmPoolRollout: a metadata-only template edit does not roll a Recreate pool', async () => {
@@ -374,6 +395,142 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         );
         expect(adopted.metadata.uid).toBe(warm?.metadata.uid);
         expect(adopted.metadata.ownerReferences?.[0]?.kind).toBe('SandboxClaim');
+      });
+
+      it('TestReconcilePool_TemplateUpdateRecreate: a Recreate pool replaces its member on a VCT addition, a VCT spec change, a VCT removal and a Service addition, and keeps it on VCT label or annotation drift', async () => {
+        const vct = (storageClassName: string, metadata: Record<string, unknown> = {}) => ({
+          metadata: { name: 'data', ...metadata },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName,
+            resources: { requests: { storage: '1Gi' } },
+          },
+        });
+        const cases: {
+          name: string;
+          initial?: Record<string, unknown>;
+          edit: Record<string, unknown>;
+          recreate: boolean;
+        }[] = [
+          {
+            name: 'vct-labels',
+            initial: { volumeClaimTemplates: [vct('standard')] },
+            edit: { volumeClaimTemplates: [vct('standard', { labels: { extra: 'label' } })] },
+            recreate: false,
+          },
+          {
+            name: 'vct-annotations',
+            initial: { volumeClaimTemplates: [vct('standard')] },
+            edit: {
+              volumeClaimTemplates: [vct('standard', { annotations: { extra: 'annotation' } })],
+            },
+            recreate: false,
+          },
+          { name: 'vct-add', edit: { volumeClaimTemplates: [vct('standard')] }, recreate: true },
+          {
+            name: 'vct-change',
+            initial: { volumeClaimTemplates: [vct('standard')] },
+            edit: { volumeClaimTemplates: [vct('fast-ssd')] },
+            recreate: true,
+          },
+          {
+            name: 'vct-remove',
+            initial: { volumeClaimTemplates: [vct('standard')] },
+            edit: { volumeClaimTemplates: null },
+            recreate: true,
+          },
+          { name: 'svc-add', edit: { service: true }, recreate: true },
+        ];
+        const live = async (pool: string): Promise<SandboxObj[]> =>
+          (await listMembers(world, pool)).filter(
+            (s) => s.metadata.deletionTimestamp === undefined,
+          );
+        const first = new Map<string, SandboxObj>();
+        for (const c of cases) {
+          await createTemplate(
+            world,
+            newTemplate(world.ns, `tpl-${c.name}`, {
+              networkPolicyManagement: 'Unmanaged',
+              ...(c.initial ?? {}),
+            }),
+          );
+          await createPool(
+            world,
+            newPool(world.ns, c.name, `tpl-${c.name}`, {
+              replicas: 1,
+              updateStrategy: { type: 'Recreate' },
+            }),
+          );
+        }
+        for (const c of cases) {
+          const [member] = await eventually(async () => {
+            const m = await live(c.name);
+            return m.length === 1 ? m : undefined;
+          });
+          first.set(c.name, member as SandboxObj);
+          await world.client.patch(SANDBOX_TEMPLATES, world.ns, `tpl-${c.name}`, {
+            type: 'merge',
+            body: { spec: c.edit },
+          });
+        }
+        for (const c of cases.filter((x) => x.recreate)) {
+          const [replaced] = await eventually(async () => {
+            const m = await live(c.name);
+            return m.length === 1 && m[0]?.metadata.uid !== first.get(c.name)?.metadata.uid
+              ? m
+              : undefined;
+          }, 60_000);
+          const blueprint = replaced?.spec;
+          if (c.name === 'vct-add')
+            expect(blueprint?.volumeClaimTemplates?.[0]?.metadata?.name).toBe('data');
+          if (c.name === 'vct-change')
+            expect(blueprint?.volumeClaimTemplates?.[0]?.spec.storageClassName).toBe('fast-ssd');
+          if (c.name === 'vct-remove') expect(blueprint?.volumeClaimTemplates ?? []).toEqual([]);
+          if (c.name === 'svc-add') expect(blueprint?.service).toBe(true);
+        }
+        // The non-triggers' edits were written first, and the pools share one controller queue:
+        // by the time every trigger was replaced (two passes each), they were reconciled too.
+        for (const c of cases.filter((x) => !x.recreate)) {
+          const [kept] = await live(c.name);
+          expect(kept?.metadata.uid).toBe(first.get(c.name)?.metadata.uid);
+        }
+      });
+
+      it('TestReconcilePool_TemplateUpdate_DNSPolicy: a Recreate pool of an Unmanaged template rolls its members to the new dnsPolicy', async () => {
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'tpl-dns', {
+            networkPolicyManagement: 'Unmanaged',
+            podTemplate: {
+              ...testPodTemplate(),
+              spec: { ...testPodTemplate().spec, dnsPolicy: 'Default' },
+            },
+          }),
+        );
+        await createPool(
+          world,
+          newPool(world.ns, 'dns', 'tpl-dns', {
+            replicas: 2,
+            updateStrategy: { type: 'Recreate' },
+          }),
+        );
+        const dnsPolicies = async (): Promise<string> =>
+          (await listMembers(world, 'dns'))
+            .filter((s) => s.metadata.deletionTimestamp === undefined)
+            .map((s) => s.spec.podTemplate.spec.dnsPolicy ?? '')
+            .sort()
+            .join();
+        await eventually(async () =>
+          (await dnsPolicies()) === 'Default,Default' ? true : undefined,
+        );
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-dns', {
+          type: 'merge',
+          body: { spec: { podTemplate: { spec: { dnsPolicy: 'ClusterFirst' } } } },
+        });
+        await eventually(
+          async () => ((await dnsPolicies()) === 'ClusterFirst,ClusterFirst' ? true : undefined),
+          60_000,
+        );
       });
 
       it('TestSandboxWarmPoolReconcile: an orphan whose spec differs from the template is deleted, not adopted', async () => {
