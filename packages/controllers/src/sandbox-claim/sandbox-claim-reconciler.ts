@@ -19,10 +19,13 @@ import type {
   Request,
   Result,
 } from '@agent-sandbox/runtime';
+import { trace, type Context, type Span } from '@opentelemetry/api';
 import { isDeepStrictEqual } from 'node:util';
 import { expireAt, finishedCondition, timeLeft } from '../lifecycle.ts';
 import { normalizeCreatedBy, type AgentSandboxMetrics } from '../metrics.ts';
 import { findCondition } from '../sandbox/conditions.ts';
+import { recordSpanError } from '../tracing/spans.ts';
+import { annotationFromContext, contextFromAnnotation } from '../tracing/trace-context.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
 import { mergePatchFrom } from '../extensions/merge-patch.ts';
 import { READ, type Permission } from '../extensions/permissions.ts';
@@ -63,6 +66,16 @@ import {
 } from './warm-env.ts';
 
 export { CLAIM_FIELD_OWNER } from './warm-adopter.ts';
+
+function withAnnotations(claim: ClaimObject, added: Record<string, string>): ClaimObject {
+  return {
+    ...claim,
+    metadata: {
+      ...claim.metadata,
+      annotations: { ...(claim.metadata.annotations ?? {}), ...added },
+    },
+  };
+}
 export const WARM_CANDIDATE_GRACE_MS = 2_000;
 export const CLAIM_EVENT_COMPONENT = 'sandboxclaim-controller';
 const PENDING_REQUEUE_MS = 500;
@@ -153,8 +166,35 @@ export class SandboxClaimReconciler implements Reconciler {
     }
     await this.#deleteLegacyNetworkPolicy(claim, ctx);
     if (claim.metadata.deletionTimestamp !== undefined) return;
-    const now = new Date(this.#clock.now());
-    const pass: Pass = { ctx, now, stamp: this.#missingObservability(claim, now) };
+    const parent = contextFromAnnotation(claim.metadata.annotations?.[Annotations.TraceContext]);
+    const span = ctx.tracer.startSpan(
+      'ReconcileSandboxClaim',
+      {
+        attributes: {
+          'sandboxclaim.name': claim.metadata.name ?? '',
+          'sandboxclaim.namespace': claim.metadata.namespace ?? '',
+        },
+      },
+      parent.context,
+    );
+    try {
+      const now = new Date(this.#clock.now());
+      const stamp = this.#missingObservability(claim, now);
+      const traced = span.isRecording() ? this.#missingTrace(claim, parent.context, span) : {};
+      Object.assign(stamp, traced);
+      // In memory too (§12.2 step 4): a Sandbox this pass creates or adopts copies the trace.
+      if (Object.keys(traced).length > 0) claim = withAnnotations(claim, traced);
+      return await this.#pass(claim, req, { ctx, now, stamp });
+    } catch (err: unknown) {
+      recordSpanError(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  async #pass(claim: ClaimObject, req: Request, pass: Pass): Promise<Result | void> {
+    const { ctx, now } = pass;
     const lifecycle = claim.spec.lifecycle;
     const expiry = timeLeft(
       now,
@@ -229,6 +269,14 @@ export class SandboxClaimReconciler implements Reconciler {
     return {
       [Annotations.ControllerFirstObservedAt]: new Date(seen ?? now.getTime()).toISOString(),
     };
+  }
+
+  /** §12.2 step 4: the trace this pass runs in, for a claim that carries none. */
+  #missingTrace(claim: ClaimObject, parent: Context, span: Span): Record<string, string> {
+    if (this.#o.disableObservabilityAnnotations) return {};
+    if (claim.metadata.annotations?.[Annotations.TraceContext]) return {};
+    const value = annotationFromContext(trace.setSpan(parent, span));
+    return value === undefined ? {} : { [Annotations.TraceContext]: value };
   }
 
   /** Writes the pending observability annotations as a raw merge patch (once per claim). */
