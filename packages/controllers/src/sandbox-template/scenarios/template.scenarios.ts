@@ -70,6 +70,32 @@ export function defineTemplateScenarios(target: TestTarget): void {
         );
       });
 
+      it('TestSandboxTemplateReconcileNetworkPolicy: a second pass leaves the labelled template alone — an owned policy deleted by hand is recreated without another template write', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'again'));
+        const labelled = await where<TemplateObject>(
+          world,
+          SANDBOX_TEMPLATES,
+          'again',
+          (t) => t.metadata.labels?.[Labels.SandboxTemplateRefHash] === nameHash('again'),
+        );
+        const first = await policy('again-network-policy');
+        // The policy's delete event (an owned kind) brings the next pass.
+        await world.client.delete(NETWORK_POLICIES, world.ns, 'again-network-policy');
+        const recreated = await eventually(async () => {
+          const np = await world.client.get<NetworkPolicyObject>(
+            NETWORK_POLICIES,
+            world.ns,
+            'again-network-policy',
+          );
+          return np.metadata.uid !== first.metadata.uid ? np : undefined;
+        });
+        expect(recreated.spec?.podSelector).toEqual(first.spec?.podSelector);
+        // Upstream's fake client counts any write; both real servers skip a no-op patch, so
+        // what this pins is that the pass changed nothing on the template.
+        const after = await world.client.get<TemplateObject>(SANDBOX_TEMPLATES, world.ns, 'again');
+        expect(after.metadata.resourceVersion).toBe(labelled.metadata.resourceVersion);
+      });
+
       it('TestSandboxTemplateReconcile: custom policy copied, and a spec change updates it', async () => {
         const ingress = [{ ports: [{ port: 8080, protocol: 'TCP' }] }];
         await createTemplate(
