@@ -13,6 +13,7 @@ import { ensureCluster } from '../support/cluster.ts';
 import { runCase, type ConformanceCase } from './case.ts';
 import { DISCOVERY_CASES } from './cases/discovery.ts';
 import { ENDPOINTSLICE_CASES } from './cases/endpointslices.ts';
+import { GO_TIME_CASES } from './cases/go-times.ts';
 import { HOSTILE_CASES, PARAMETER_CASES } from './cases/hostile.ts';
 import { LIFECYCLE_CASES } from './cases/lifecycle.ts';
 import { PER_KIND_CASES } from './cases/per-kind.ts';
@@ -39,6 +40,7 @@ const CASES: ConformanceCase[] = [
   ...SERVICE_ACCOUNT_CASES,
   ...ENDPOINTSLICE_CASES,
   ...POD_CASES,
+  ...GO_TIME_CASES,
   ...POD_VALIDATION_CASES,
   ...POD_DEFAULT_CASES,
   ...KIND_DEFAULT_CASES,

@@ -26,6 +26,7 @@ import { readPath } from './field-path.ts';
 import type { KubeObject } from '../objects.ts';
 import type { Call, ServerParts } from './context.ts';
 import type { WriteOptions } from './options.ts';
+import { normalizeGoTimes } from '../resources/go-times.ts';
 
 /**
  * RBAC objects are named like `system:controller:x`: kube checks only that their names fit a
@@ -66,6 +67,12 @@ export function admitObject(
   if (isPod(r) || !r.crd) admitted = structuredClone(admitted);
   if (isPod(r)) defaultPodSpec(admitted['spec']);
   else if (!r.crd) defaultBuiltin(r, admitted);
+  const badTime =
+    !r.crd && r.openApiDefinition ? normalizeGoTimes(r.openApiDefinition, admitted) : undefined;
+  if (badTime !== undefined)
+    throw badRequest(
+      `${r.kind} in version "${call.version}" cannot be handled as a ${r.kind}: ${badTime}`,
+    );
   if (pruned.length > 0 && opts.fieldValidation === 'Strict') {
     const list = pruned.map((p) => `unknown field "${p}"`).join(', ');
     if (verb === 'patch') {
