@@ -233,13 +233,15 @@ export class SandboxClaimReconciler implements Reconciler {
       await this.#deleteStrays(claim, bound, ctx);
     }
     if (written) {
+      // Measured to the status write's answer, not to the pass's start: under a busy API server
+      // most of a claim's wait is in this pass's own writes (spec §19.1: now − first-observed).
       const failed = await recordReadiness(
         this.#client,
         this.#o.metrics,
         claim,
         status,
         found.sandbox,
-        now,
+        new Date(this.#clock.now()),
         ctx.signal,
       );
       if (status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
