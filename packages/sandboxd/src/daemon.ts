@@ -10,6 +10,7 @@ import { ProcessLimiter } from './process-limiter.ts';
 import { createRestHandler, restError } from './rest-server.ts';
 import { serveGrpc } from './grpc/grpc-server.ts';
 import { ProcessTable } from './process/process-table.ts';
+import { dialNodeExec } from './node-exec/dialer.ts';
 
 export interface SandboxdHandle {
   root: string;
@@ -125,6 +126,10 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
         closers.push(grpc.close);
         handle.grpcAddress = grpc.address;
       }
+    }
+    if (o.nodeExecSocket !== '') {
+      const dialer = dialNodeExec({ path: o.nodeExecSocket, limiter, log: o.log });
+      closers.push(async () => dialer.close());
     }
   } catch (err: unknown) {
     await handle.close();

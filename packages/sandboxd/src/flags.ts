@@ -17,6 +17,7 @@ const STRING_FLAGS = {
   '--listen-host': 'listenHost',
   '--root-dir': 'rootDir',
   '--metadata-env-prefix': 'metadataEnvPrefix',
+  '--node-exec-socket': 'nodeExecSocket',
 } as const;
 const ARGV_FLAGS = { '--pty-command': 'ptyCommand', '--stty-command': 'sttyCommand' } as const;
 
@@ -24,6 +25,7 @@ export const USAGE = `usage: sandboxd [--listen-host 0.0.0.0] [--rest-port 8080]
   [--legacy-port 8888] [--root-dir /workspace] [--metadata-env-prefix SANDBOX_]
   [--max-upload-bytes N] [--max-processes N] [--exec-timeout-seconds 300]
   [--pty-command "script"] [--stty-command "stty"] [--skip-busy-ports]
+  [--node-exec-socket PATH] (the node agent's exec socket to dial out to)
   (ports: 0 = any free, -1 = off; --skip-busy-ports leaves a taken port's listener off)`;
 
 export function parseFlags(argv: string[]): SandboxdOptions {

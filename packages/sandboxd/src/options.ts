@@ -39,6 +39,11 @@ export interface SandboxdOptions {
   /** PTY helper (util-linux `script`) and `stty` used for resizes. @default 'script', 'stty' */
   ptyCommand?: string[];
   sttyCommand?: string[];
+  /**
+   * The node agent's exec socket to dial out to (ADR 0037), an absolute path; '' = off.
+   * @default ''
+   */
+  nodeExecSocket?: string;
   /** A listener whose port is taken is left off (reported in `skipped`) instead of failing. @default false */
   skipBusyPorts?: boolean;
   /** Structured log lines (errors a boundary answered with 5xx, refused gRPC calls). @default none */
@@ -75,9 +80,14 @@ export function withDefaults(o: SandboxdOptions): ResolvedOptions {
     ptyCommand: o.ptyCommand ?? ['script'],
     sttyCommand: o.sttyCommand ?? ['stty'],
     skipBusyPorts: o.skipBusyPorts ?? false,
+    nodeExecSocket: o.nodeExecSocket ?? '',
     log: o.log ?? (() => undefined),
     now: o.now ?? Date.now,
   };
+  if (r.nodeExecSocket !== '' && !r.nodeExecSocket.startsWith('/'))
+    throw new InvalidOptionError(
+      `node exec socket ${r.nodeExecSocket} must be an absolute path (--node-exec-socket)`,
+    );
   if (r.rootDir === '') throw new InvalidOptionError('root dir must not be empty (--root-dir)');
   if (r.restPort > 0 && r.restPort === r.grpcPort) {
     throw new InvalidOptionError(
