@@ -1,6 +1,7 @@
 // Spec §21.3 warm adoption end to end: TestSandboxClaimSandboxAdoption (the hand-over from the
 // pool to the claim), pod exclusivity (sandboxclaim_pod_exclusivity_test.go), no re-adoption by a
-// bound claim, and claim-time env on the warm path (beyond upstream, ADR 0023).
+// bound claim, a Recreate candidate kept while its template cannot be read, and claim-time env
+// on the warm path (beyond upstream, ADR 0023).
 import { Annotations, Labels, type Condition } from '@agent-sandbox/api';
 import { PODS } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
 import {
   SANDBOX_CLAIMS,
+  SANDBOX_TEMPLATES,
   SANDBOX_WARM_POOLS,
   extensionsOwnerRef,
   type ClaimObject,
@@ -147,6 +149,34 @@ export function defineClaimAdoptionScenarios(target: TestTarget): void {
         const again = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'bound');
         expect(again.status?.sandbox?.name).toBe(first.status?.sandbox?.name);
         expect(await listMembers(world, 'noreadopt')).toHaveLength(1);
+      });
+    });
+
+    describe.concurrent('TestGetCandidateRequeuesRecreateCandidateOnTemplateLookupError', () => {
+      it('TestGetCandidateRequeuesRecreateCandidateOnTemplateLookupError: under Recreate with the template gone the member is pushed back, not adopted nor discarded (TemplateNotFound); the template created again wakes the claim and it adopts that member', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-rc'));
+        await createPool(
+          world,
+          newPool(world.ns, 'rc', 'tpl-rc', { replicas: 1, updateStrategy: { type: 'Recreate' } }),
+        );
+        await poolSettled(world, 'rc', 1);
+        const [member] = await listMembers(world, 'rc');
+        const name = member?.metadata.name ?? '';
+        await world.client.delete(SANDBOX_TEMPLATES, world.ns, 'tpl-rc');
+        const templates = world.controller.manager.getInformer(SANDBOX_TEMPLATES).cache;
+        await eventually(() =>
+          templates.get(`${world.ns}/tpl-rc`) === undefined ? true : undefined,
+        );
+        await createClaim(world, newClaim(world.ns, 'rc-claim', 'rc'));
+        const waiting = await readyReason('rc-claim', 'TemplateNotFound');
+        expect(waiting.status?.sandbox).toBeUndefined();
+        const kept = await world.client.get<SandboxObj>(SANDBOXES, world.ns, name);
+        expect(kept.metadata.ownerReferences?.find((r) => r.controller)?.kind).toBe(
+          'SandboxWarmPool',
+        );
+        await createTemplate(world, newTemplate(world.ns, 'tpl-rc'));
+        const done = await readyReason('rc-claim', 'DependenciesReady');
+        expect(done.status?.sandbox?.name).toBe(name);
       });
     });
 
