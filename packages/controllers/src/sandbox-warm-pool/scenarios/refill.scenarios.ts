@@ -1,8 +1,10 @@
-// Spec §21.4 sandboxwarmpool_controller_test.go (replenish delay, refill rate pacing) and
-// sandboxwarmpool_overcreation_test.go (unschedulable members held) end to end, each with the
-// manager flags it needs: --sandbox-warm-pool-replenish-delay, --sandbox-warm-pool-max-refill-rate
-// and a short --sandbox-warm-pool-readiness-grace-period. Lower bounds only: a loaded machine
-// makes the controller later, never earlier.
+// Spec §21.4 sandboxwarmpool_controller_test.go (replenish delay, refill rate pacing, eviction
+// override) and sandboxwarmpool_overcreation_test.go (unschedulable members held) end to end,
+// each with the manager flags it needs: --sandbox-warm-pool-replenish-delay,
+// --sandbox-warm-pool-max-refill-rate, a short --sandbox-warm-pool-readiness-grace-period and
+// --enable-warm-pool-eviction=false. Lower bounds only: a loaded machine makes the controller
+// later, never earlier.
+import { Annotations } from '@agent-sandbox/api';
 import { EVENTS } from '@agent-sandbox/kube';
 import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +48,7 @@ export function defineRefillScenarios(target: TestTarget): void {
           warmPoolReplenishDelayMs: REPLENISH_DELAY_MS,
           warmPoolMaxRefillRate: REFILL_RATE,
           warmPoolReadinessGraceMs: READINESS_GRACE_MS,
+          enableWarmPoolEviction: false,
         },
       });
     });
@@ -100,6 +103,39 @@ export function defineRefillScenarios(target: TestTarget): void {
         const [replaced] = await arrivals.delivered(replacement);
         arrivals.stop();
         expect((replaced ?? 0) - lost).toBeGreaterThanOrEqual(REPLENISH_DELAY_MS - 250);
+      });
+
+      it('TestReconcilePool_EvictionOverride: with --enable-warm-pool-eviction=false a member gets no safe-to-evict annotation unless its template sets one, which is kept', async () => {
+        const withAnnotation = (value: string | undefined): ReturnType<typeof testPodTemplate> => {
+          const podTemplate = testPodTemplate();
+          if (value !== undefined)
+            podTemplate.metadata = {
+              ...podTemplate.metadata,
+              annotations: { [Annotations.SafeToEvict]: value },
+            };
+          return podTemplate;
+        };
+        const cases = [
+          { pool: 'evict-unset', value: undefined },
+          { pool: 'evict-false', value: 'false' },
+          { pool: 'evict-true', value: 'true' },
+        ];
+        for (const c of cases) {
+          await createTemplate(
+            world,
+            newTemplate(world.ns, `tpl-${c.pool}`, { podTemplate: withAnnotation(c.value) }),
+          );
+          await createPool(world, newPool(world.ns, c.pool, `tpl-${c.pool}`, { replicas: 1 }));
+        }
+        for (const c of cases) {
+          const [member] = await eventually(async () => {
+            const m = live(await listMembers(world, c.pool));
+            return m.length === 1 ? m : undefined;
+          });
+          expect(member?.spec.podTemplate.metadata?.annotations?.[Annotations.SafeToEvict]).toBe(
+            c.value,
+          );
+        }
       });
 
       it('TestSandboxWarmPoolStuckGC: a member not Ready past the readiness grace (and not unschedulable) is deleted and replaced', async () => {
