@@ -7,6 +7,7 @@ import type { NodeContext } from './node-context.ts';
 import type { PodPhaseTimer } from './pod-phases.ts';
 import { writePodFiles } from './pod-files.ts';
 import { prepareVolumes, volumeMounts } from './pod-volumes.ts';
+import { settleAll } from './settle-all.ts';
 
 export interface PodSandbox {
   network: PodNetworkStatus;
@@ -18,8 +19,6 @@ export interface PodSandboxOptions {
   pod: Pod;
   podDir: string;
   timer: PodPhaseTimer;
-  /** The network, volumes and pod files are ready (status can show the sandbox ready). */
-  networkReady(network: PodNetworkStatus): void;
 }
 
 export async function preparePodSandbox(
@@ -54,19 +53,8 @@ export async function preparePodSandbox(
       }),
     ),
   ]);
-  o.networkReady(network);
   return {
     network,
     mountsFor: (c) => [...volumeMounts(c.volumeMounts, volumes, c.name), ...files],
   };
-}
-
-/** Like Promise.all, but waits for every promise to settle before rejecting with the first error. */
-async function settleAll<T extends readonly unknown[]>(
-  ps: readonly [...{ [K in keyof T]: Promise<T[K]> }],
-): Promise<T> {
-  const settled = await Promise.allSettled(ps);
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

@@ -24,6 +24,7 @@ import { superviseDaemon } from './pod-daemon.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { preparePodSandbox } from './pod-sandbox.ts';
 import { RootfsStage } from './rootfs-stage.ts';
+import { settleAll } from './settle-all.ts';
 import { PodStatusWriter } from './pod-status-writer.ts';
 
 type Slot = { record: ContainerRecord; instance?: ContainerInstance; logs: string[] };
@@ -143,16 +144,16 @@ export class PodWorker {
     this.#stageRoots();
     try {
       const t = this.#timer;
-      this.#runtime = await t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod));
-      const { mountsFor } = await preparePodSandbox(this.#ctx, {
-        pod: this.#pod,
-        podDir: this.#podDir,
-        timer: t,
-        networkReady: (network) => {
-          this.#network = network;
-          void t.time('status-sandbox', () => this.#publish());
-        },
-      });
+      // The RuntimeClass read (an API round trip) and the sandbox do not depend on each other:
+      // both at once. The sandbox shows ready only once both succeeded; a missing class leaves
+      // the network made until the Pod is released, as a failed volume does.
+      const [runtime, { network, mountsFor }] = await settleAll([
+        t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod)),
+        preparePodSandbox(this.#ctx, { pod: this.#pod, podDir: this.#podDir, timer: t }),
+      ]);
+      this.#runtime = runtime;
+      this.#network = network;
+      void t.time('status-sandbox', () => this.#publish());
       if (await this.#runInit(mountsFor)) {
         await Promise.all(
           (this.#pod.spec?.containers ?? []).map((c) => this.#supervise(c, mountsFor, false)),
