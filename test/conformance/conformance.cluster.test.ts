@@ -20,6 +20,7 @@ import { PER_KIND_CASES } from './cases/per-kind.ts';
 import { KIND_DEFAULT_CASES, POD_DEFAULT_CASES } from './cases/pod-defaults.ts';
 import { POD_VALIDATION_CASES } from './cases/pod-validation.ts';
 import { POD_SECURITY_CASES } from './cases/pod-security.ts';
+import { POD_DELETION_CASES } from './cases/pod-deletion.ts';
 import { POD_CASES } from './cases/pods.ts';
 import { RBAC_NAME_CASES } from './cases/rbac-names.ts';
 import { RBAC_CASES } from './cases/rbac.ts';
@@ -41,6 +42,7 @@ const CASES: ConformanceCase[] = [
   ...ENDPOINTSLICE_CASES,
   ...POD_CASES,
   ...GO_TIME_CASES,
+  ...POD_DELETION_CASES,
   ...POD_VALIDATION_CASES,
   ...POD_DEFAULT_CASES,
   ...KIND_DEFAULT_CASES,

@@ -8,8 +8,11 @@ import type { ServerParts } from '../http/context.ts';
 import { successStatus } from '../http/response.ts';
 import { formatTime, type KubeObject } from '../objects.ts';
 import { encode, objectKey } from '../resource-store.ts';
+import { isPod } from '../resources/pods-strategy.ts';
 import type { ResourceInfo } from '../resources/resource.ts';
 import { StorageError } from '../storage/errors.ts';
+import type { StoredObject } from '../storage/store.ts';
+import { gracefulStep, podDeletionGrace, type GraceStep } from './graceful-deletion.ts';
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
@@ -17,6 +20,8 @@ export interface DeleteOptions {
   propagationPolicy?: PropagationPolicy;
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Seconds before the object should be deleted (Pods only); undefined: the object's default. */
+  gracePeriodSeconds?: number;
   dryRun: boolean;
 }
 
@@ -69,9 +74,18 @@ export function deleteOne(
       message: `Operation cannot be fulfilled on ${qk} "${name}": the ResourceVersion in the precondition (${opts.preconditions.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion ?? ''}). The object might have been modified`,
     });
   }
+  const step: GraceStep = isPod(r)
+    ? gracefulStep(obj, opts.gracePeriodSeconds, (g) => podDeletionGrace(obj, g), parts.ctx.now())
+    : { kind: 'ordinary' };
+  // Finalizers cannot be changed through DeleteOptions once a graceful deletion is pending.
+  if (step.kind === 'pending') return { body: obj, status: 200 };
   const finalizers = [...(obj.metadata.finalizers ?? [])];
   const extra = policyFinalizer(opts);
   if (extra && !finalizers.includes(extra)) finalizers.push(extra);
+  if (step.kind === 'mark') {
+    const retry = () => deleteOne(parts, r, version, namespace, name, opts);
+    return markGraceful(parts, { r, version, key, stored, obj, opts, retry }, step, finalizers);
+  }
 
   if (finalizers.length === 0) {
     if (opts.dryRun)
@@ -112,6 +126,51 @@ export function deleteOne(
   } catch (err: unknown) {
     if (err instanceof StorageError && err.code === 'Conflict')
       return deleteOne(parts, r, version, namespace, name, opts);
+    throw err;
+  }
+}
+
+/**
+ * Writes a graceful deletion's mark (kube updates before it removes, so watchers see MODIFIED
+ * with the grace); with grace 0 and no finalizers the marked object is then removed at once.
+ */
+function markGraceful(
+  parts: ServerParts,
+  at: {
+    r: ResourceInfo;
+    version: string;
+    key: string;
+    stored: StoredObject;
+    obj: KubeObject;
+    opts: DeleteOptions;
+    retry: () => { body: unknown; status: number };
+  },
+  step: Extract<GraceStep, { kind: 'mark' }>,
+  finalizers: string[],
+): { body: unknown; status: number } {
+  const { r, version, key, stored, opts } = at;
+  const next: KubeObject = structuredClone(at.obj);
+  next.metadata.deletionTimestamp = step.deletionTimestamp;
+  next.metadata.deletionGracePeriodSeconds = step.grace;
+  if (finalizers.length > 0) next.metadata.finalizers = finalizers;
+  if (step.firstMark && r.tracksGeneration && (next.metadata.generation ?? 0) > 0)
+    next.metadata.generation = (next.metadata.generation ?? 0) + 1;
+  const removeNow = step.grace === 0 && finalizers.length === 0;
+  if (opts.dryRun) return { body: next, status: 200 };
+  try {
+    const written = parts.store.update(
+      key,
+      encode(parts.codec.toVersion(r, next, r.storageVersion)),
+      stored.revision,
+    );
+    if (written === 'unchanged') return { body: next, status: 200 };
+    if (!removeNow) return { body: parts.codec.decode(r, written, version), status: 200 };
+    const deleted = parts.store.delete(key, written.revision);
+    return { body: parts.codec.decode(r, deleted, version), status: 200 };
+  } catch (err: unknown) {
+    // Another writer came between the reads and the writes: decide again on what is stored now.
+    if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound'))
+      return at.retry();
     throw err;
   }
 }

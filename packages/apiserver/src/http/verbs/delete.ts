@@ -33,11 +33,7 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
     );
   }
   const q = call.url.searchParams;
-  const grace = q.get('gracePeriodSeconds');
-  if (grace !== null) {
-    const parsed = parseInt64(grace);
-    if (typeof parsed === 'object') throw badRequest(parsed.error);
-  }
+  const grace = gracePeriod(q.get('gracePeriodSeconds'), body['gracePeriodSeconds']);
   const policy = (q.get('propagationPolicy') ?? body['propagationPolicy']) as string | undefined;
   if (
     policy !== undefined &&
@@ -55,12 +51,28 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
     q.getAll('dryRun').length > 0 ||
     (Array.isArray(body['dryRun']) && (body['dryRun'] as unknown[]).length > 0);
   const out: DeleteOptions = { dryRun };
+  if (grace !== undefined) out.gracePeriodSeconds = grace;
   if (policy) out.propagationPolicy = policy as PropagationPolicy;
   if (orphanParam !== undefined && orphanParam !== null)
     out.orphanDependents = orphanParam === true || orphanParam === 'true';
   const pre = body['preconditions'];
   if (pre && typeof pre === 'object') out.preconditions = pre as DeleteOptions['preconditions'];
   return out;
+}
+
+/** DeleteOptions.gracePeriodSeconds from the query, else the body; an int64 or a 400. */
+function gracePeriod(query: string | null, body: unknown): number | undefined {
+  if (query !== null) {
+    const parsed = parseInt64(query);
+    if (typeof parsed === 'object') throw badRequest(parsed.error);
+    return Number(parsed);
+  }
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'number' || !Number.isInteger(body))
+    throw badRequest(
+      `DeleteOptions.gracePeriodSeconds: ${JSON.stringify(body)} is not an integer; send whole seconds, e.g. 30`,
+    );
+  return body;
 }
 
 export async function deleteObject(parts: ServerParts, call: Call): Promise<Response> {
