@@ -62,6 +62,12 @@ export const POD_DELETION_CASES: ConformanceCase[] = [
       rec('first', await del(t, path));
       const first = meta(await t.request('GET', path));
       rec('still there', first['deletionGracePeriodSeconds']);
+      // The kubelet's status writes while it stops the containers keep the object.
+      const status = await t.request('PATCH', `${path}/status`, {
+        contentType: 'application/merge-patch+json',
+        body: { status: { phase: 'Failed' } },
+      });
+      rec('status write', { code: status.status, kept: (await t.request('GET', path)).status });
       rec('longer', await del(t, path, '?gracePeriodSeconds=100', undefined, since));
       rec('same', await del(t, path, '', { apiVersion: 'v1', kind: 'DeleteOptions' }, since));
       const shorter = await t.request('DELETE', path, {

@@ -91,7 +91,7 @@ export function namespaceFinalizers(obj: KubeObject): string[] {
 
 /**
  * Whether writing `obj` over an object whose deletion has started completes the deletion: no
- * finalizers remain, and for a namespace no `spec.finalizers` either (kube-apiserver's
+ * finalizers remain, no grace period is still running, and for a namespace no `spec.finalizers` either (kube-apiserver's
  * `ShouldDeleteNamespaceDuringUpdate`). Exported for the update path, which must not delete a
  * terminating namespace whose content is still being removed.
  */
@@ -101,6 +101,9 @@ export function shouldDeleteDuringUpdate(
 ): boolean {
   if (obj.metadata.deletionTimestamp === undefined) return false;
   if ((obj.metadata.finalizers ?? []).length > 0) return false;
+  // A graceful deletion still running (a Pod its kubelet is stopping) ends with that kubelet's
+  // DELETE, not with a write: only a grace of 0 (or none) has elapsed (kube's Store does the same).
+  if ((obj.metadata.deletionGracePeriodSeconds ?? 0) > 0) return false;
   return !isNamespaces(r) || namespaceFinalizers(obj).length === 0;
 }
 

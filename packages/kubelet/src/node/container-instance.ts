@@ -39,11 +39,18 @@ export class ContainerInstance {
   process: ContainerProcess | undefined;
   readonly #listeners = new Set<(stream: 'stdout' | 'stderr', chunk: Buffer) => void>();
   #stopped = false;
+  /** When a stop under way sends SIGKILL. */
+  #deadline = Infinity;
   /** A stop() that came before the process: its grace. */
   #stopWanted: number | undefined;
 
   constructor(spec: InstanceSpec) {
     this.spec = spec;
+  }
+
+  /** A stop was asked for (it may still be waiting out the grace). */
+  get stopping(): boolean {
+    return this.#stopped || this.#stopWanted !== undefined;
   }
 
   get containerID(): string {
@@ -135,15 +142,20 @@ export class ContainerInstance {
    * worker waited on it for ever.
    */
   async stop(graceMs: number): Promise<void> {
-    if (this.#stopped) return;
+    if (this.#stopped) {
+      // A stop under way only gets shorter (a second DELETE with a shorter grace).
+      this.#deadline = Math.min(this.#deadline, Date.now() + graceMs);
+      return;
+    }
     if (!this.process) {
       this.#stopWanted = Math.min(this.#stopWanted ?? graceMs, graceMs);
       return;
     }
     this.#stopped = true;
     const exited = this.process.exited.then(() => true);
-    const deadline = Date.now() + graceMs;
+    this.#deadline = Date.now() + graceMs;
     for (;;) {
+      const deadline = this.#deadline;
       const signal = Date.now() < deadline ? 'SIGTERM' : 'SIGKILL';
       await this.spec.runtime.kill(this.id, signal);
       const done = await Promise.race([

@@ -256,6 +256,84 @@ describe('NodeAgent with runc', () => {
     await remove('web');
   });
 
+  it('a DELETE waits for the agent: SIGTERM, SIGKILL after the grace, then its own final DELETE', async () => {
+    const loop = 'while :; do sleep 0.1; done';
+    await createPod(
+      'term',
+      testContainer('c', { command: ['sh', '-c', `trap "echo got-term; exit 3" TERM; ${loop}`] }),
+      {
+        terminationGracePeriodSeconds: 30,
+      },
+    );
+    await createPod(
+      'stubborn',
+      testContainer('c', { command: ['sh', '-c', `trap "" TERM; ${loop}`] }),
+      {
+        terminationGracePeriodSeconds: 2,
+      },
+    );
+    await waitFor('term', (x) => x.status?.containerStatuses?.[0]?.state?.running !== undefined);
+    const created = await waitFor(
+      'stubborn',
+      (x) => x.status?.containerStatuses?.[0]?.state?.running !== undefined,
+    );
+    // The last status each Pod had before it went: the agent's terminal write.
+    const abort = new AbortController();
+    const last = new Map<string, PodObject>();
+    const deleted = new Set<string>();
+    const watching = (async () => {
+      const events = client.watch<PodObject>(PODS, 'default', {
+        signal: abort.signal,
+        resourceVersion: created.metadata?.resourceVersion ?? '',
+      });
+      for await (const ev of events) {
+        const obj = ev.object as PodObject;
+        const name = obj.metadata?.name ?? '';
+        if (ev.type === 'DELETED') deleted.add(name);
+        else last.set(name, obj);
+        if (deleted.has('term') && deleted.has('stubborn')) return;
+      }
+    })();
+    const sent = Date.now();
+    const marked = await client.delete<PodObject>(PODS, 'default', 'term');
+    const stubborn = await client.delete<PodObject>(PODS, 'default', 'stubborn');
+    expect(marked?.metadata?.deletionGracePeriodSeconds).toBe(30);
+    expect(stubborn?.metadata?.deletionGracePeriodSeconds).toBe(2);
+    await gone('term');
+    await gone('stubborn');
+    // The stubborn one outlived its grace: only the KILL at its end ended it.
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(1900);
+    await watching;
+    abort.abort();
+    const exit = (n: string) =>
+      last.get(n)?.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
+    expect(exit('term')).toBe(3); // its TERM trap ran
+    expect(exit('stubborn')).toBe(137);
+    expect(last.get('term')?.status?.phase).toBe('Failed');
+    const log = readFileSync(
+      join(dir, 'node', 'logs', `default_term_${marked?.metadata?.uid}`, 'c', '0.log'),
+      'utf8',
+    );
+    expect(log).toContain('stdout F got-term');
+  });
+
+  it('a later DELETE shortens a pending grace: the agent kills sooner', async () => {
+    await createPod(
+      'shorten',
+      testContainer('c', { command: ['sh', '-c', 'trap "" TERM; while :; do sleep 0.1; done'] }),
+      {
+        terminationGracePeriodSeconds: 600,
+      },
+    );
+    await waitFor('shorten', (x) => x.status?.containerStatuses?.[0]?.state?.running !== undefined);
+    await client.delete(PODS, 'default', 'shorten');
+    const again = await client.delete<PodObject>(PODS, 'default', 'shorten', {
+      gracePeriodSeconds: 1,
+    });
+    expect(again?.metadata?.deletionGracePeriodSeconds).toBe(1);
+    await gone('shorten'); // 20 s: without the shortening it would take 600
+  });
+
   it('reports exit codes, Failed under restartPolicy Never, and OOMKilled', async () => {
     const never = { restartPolicy: 'Never' } as const;
     await createPod(

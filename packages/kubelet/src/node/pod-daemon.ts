@@ -24,6 +24,8 @@ export interface DaemonInstance {
   argv: readonly string[];
   /** Resolves when the container instance has exited. */
   exited: Promise<unknown>;
+  /** True once the container is being stopped (deleted, node stopping): the daemon goes with it. */
+  stopping?: () => boolean;
   log: NodeLogger;
   /** `<namespace>/<pod>/<container>`, for the log. */
   key: string;
@@ -33,6 +35,20 @@ export interface DaemonInstance {
 
 const MAX_BACKOFF_MS = 30_000;
 const STDERR_TAIL = 2048;
+/** How long a daemon's exit waits to see whether its container is ending too. */
+const SETTLE_MS = 500;
+
+/** Resolves when `p` settles or after `ms`, whichever is first. */
+function settled(p: Promise<unknown>, ms: number): Promise<void> {
+  let t: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((r) => (t = setTimeout(r, ms))),
+  ]).finally(() => clearTimeout(t));
+}
 
 /** Starts the daemon and keeps it running until the instance exits. Never throws. */
 export function superviseDaemon(d: DaemonInstance): void {
@@ -53,15 +69,19 @@ export function superviseDaemon(d: DaemonInstance): void {
     child.once('error', () => undefined); // 'exit' or 'close' follows
     child.once('close', (code, signal) => {
       child = undefined;
-      if (ended) return;
-      // A run that lasted a minute was healthy: start the back-off over.
-      failures = Date.now() - started > 60_000 ? 1 : failures + 1;
-      const delay = Math.min((d.backoffBaseMs ?? 1000) * 2 ** (failures - 1), MAX_BACKOFF_MS);
-      d.log.warn(
-        { container: d.key, code, signal, stderr: tail.trim(), retryInMs: delay },
-        'in-sandbox daemon exited',
-      );
-      setTimeout(run, delay).unref();
+      // A container that ends takes the daemon with it (137), often a moment before its own exit
+      // is seen: that is no daemon failure, so nothing is said and nothing restarted.
+      void settled(d.exited, SETTLE_MS).then(() => {
+        if (ended || d.stopping?.()) return;
+        // A run that lasted a minute was healthy: start the back-off over.
+        failures = Date.now() - started > 60_000 ? 1 : failures + 1;
+        const delay = Math.min((d.backoffBaseMs ?? 1000) * 2 ** (failures - 1), MAX_BACKOFF_MS);
+        d.log.warn(
+          { container: d.key, code, signal, stderr: tail.trim(), retryInMs: delay },
+          'in-sandbox daemon exited',
+        );
+        setTimeout(run, delay).unref();
+      });
     });
   };
   run();

@@ -111,11 +111,18 @@ export class PodWorker {
 
   /** The latest object from the watch; a deletionTimestamp starts graceful termination. */
   update(pod: Pod): void {
+    const before = this.#pod.metadata?.deletionGracePeriodSeconds;
     this.#pod = pod;
-    if (pod.metadata?.deletionTimestamp && !this.#terminating) {
+    if (!pod.metadata?.deletionTimestamp) return;
+    if (!this.#terminating) {
       this.#terminating = true;
       this.#stop();
+      return;
     }
+    // A later DELETE shortened the grace: stops under way end sooner (never below the floor).
+    const grace = pod.metadata.deletionGracePeriodSeconds;
+    if (grace !== undefined && before !== undefined && grace < before)
+      for (const s of this.#slots.values()) void s.instance?.stop(graceMs(grace));
   }
 
   /** The object is gone (force deletion): stop everything now, write nothing. */
@@ -350,6 +357,7 @@ export class PodWorker {
       id: instance.id,
       argv,
       exited: instance.process.exited,
+      stopping: () => instance.stopping,
       log: this.#ctx.log,
       key: `${this.#key}/${c.name}`,
     });
@@ -372,8 +380,8 @@ export class PodWorker {
       : (this.#pod.metadata?.deletionGracePeriodSeconds ??
         this.#pod.spec?.terminationGracePeriodSeconds ??
         30);
-    const graceMs = Math.max(this.#gone ? 0 : 2000, graceSeconds * 1000);
-    await Promise.all([...this.#slots.values()].map((s) => s.instance?.stop(graceMs)));
+    const budget = this.#gone ? 0 : graceMs(graceSeconds);
+    await Promise.all([...this.#slots.values()].map((s) => s.instance?.stop(budget)));
     await work; // supervisors see #terminating and return; one may have started an instance
     await Promise.all([...this.#slots.values()].map((s) => s.instance?.stop(0)));
     await this.#ctx.releasePod(this.uid);
@@ -387,4 +395,9 @@ export class PodWorker {
   #publish(terminal = false): Promise<void> {
     return this.#status.publish(terminal);
   }
+}
+
+/** A termination's budget: the grace, floored at 2 s as the kubelet floors it (§2.2). */
+function graceMs(seconds: number): number {
+  return Math.max(2000, seconds * 1000);
 }

@@ -111,7 +111,13 @@ describe('endpoint controllers', () => {
     await eventually('b ready', async () =>
       addresses(await slicesOf('web')).includes('10.0.0.2:true'),
     );
+    // A graceful DELETE leaves a bound Pod terminating (not ready, still serving) until its
+    // kubelet removes it; no kubelet runs node-a, so the test removes it as one would.
     expect((await c.delete(`${PODS}/a`)).status).toBe(200);
+    await eventually('a terminating', async () =>
+      addresses(await slicesOf('web')).includes('10.0.0.1:false'),
+    );
+    expect((await c.delete(`${PODS}/a`, { gracePeriodSeconds: 0 })).status).toBe(200);
     await eventually(
       'a gone',
       async () => addresses(await slicesOf('web')).join() === '10.0.0.2:true',

@@ -1,0 +1,116 @@
+// ContainerInstance on real runc with the busybox test image: a stop asked for before the
+// process exists (a Pod deleted, or the node stopped, mid-start) stops it once it does (66414d5:
+// the worker waited on it for ever), and a stop under way only gets shorter.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImageStore } from '../images/image-store.ts';
+import { loadOciLayout } from '../images/oci-layout.ts';
+import { removeCgroups } from './node-agent.ts';
+import { buildOciSpec } from '../runtime/oci-spec.ts';
+import { runcRuntime } from '../runtime/runc-runtime.ts';
+import { findLeaks } from '../testing/leak-check.ts';
+import { buildTestImage } from '../testing/test-image.ts';
+import { ContainerInstance } from './container-instance.ts';
+
+const CGROUP_PARENT = 'asb-instancetest';
+let dir: string;
+let rootfs: string;
+let imageConfig: Parameters<typeof buildOciSpec>[0]['image'];
+let n = 0;
+
+beforeAll(async () => {
+  if (spawnSync('runc', ['--version']).status !== 0)
+    throw new Error('runc is missing: apt-get install runc (CI must have it)');
+  dir = await mkdtemp(join(tmpdir(), 'asb-instance-'));
+  const store = new ImageStore(join(dir, 'images'));
+  const record = await loadOciLayout(
+    store,
+    (await buildTestImage(join(dir, 'build'))).layoutDir,
+    'localhost/test/instance:v1',
+  );
+  rootfs = await store.rootfs(record);
+  imageConfig = record.config;
+});
+
+afterAll(async () => {
+  await removeCgroups(CGROUP_PARENT, '');
+  const leaks = dir
+    ? findLeaks({
+        dataDir: dir,
+        runtimeStateDirs: [join(dir, 'runc')],
+        netnsPrefix: 'asb-instancetest-',
+        cgroupParent: CGROUP_PARENT,
+      })
+    : [];
+  await rm(dir, { recursive: true, force: true });
+  expect(leaks).toEqual([]);
+});
+
+/** An instance of `sh -c script` with its own (empty) network namespace. */
+function instance(script: string): ContainerInstance {
+  const name = `c${n++}`;
+  const cgroupsPath = `/${CGROUP_PARENT}/${name}`;
+  const container = { name, image: 'x', command: ['sh', '-c', script] };
+  const pod = {
+    metadata: { name, namespace: 'default', uid: name },
+    spec: { containers: [container] },
+  };
+  return new ContainerInstance({
+    runtime: runcRuntime(join(dir, 'runc')),
+    dir: join(dir, 'instances', name),
+    imageRootfs: rootfs,
+    logPath: join(dir, 'logs', `${name}.log`),
+    cgroupsPath,
+    stdin: false,
+    config: (root, terminationLog) =>
+      buildOciSpec({
+        pod,
+        container,
+        image: imageConfig,
+        rootfs: root,
+        netnsPath: '',
+        cgroupsPath,
+        hostname: name,
+        env: [],
+        mounts: [{ destination: '/dev/termination-log', source: terminationLog, readOnly: false }],
+      }),
+  });
+}
+
+describe('ContainerInstance on runc', () => {
+  it('a stop asked for before start() spawned the process stops the process once it exists', async () => {
+    const c = instance('trap "" TERM; exec sleep 600');
+    const stopped = c.stop(0);
+    await stopped; // remembered, nothing to signal yet
+    await c.start();
+    const exit = await c.wait();
+    expect(exit.exitCode).toBe(137);
+  });
+
+  it('a stop asked for during start() (the bundle is being made) also ends the process', async () => {
+    const c = instance('trap "" TERM; exec sleep 600');
+    const starting = c.start();
+    await c.stop(0);
+    await starting;
+    expect((await c.wait()).exitCode).toBe(137);
+  });
+
+  it('SIGTERM first; a shorter stop that comes later brings the SIGKILL forward', async () => {
+    const trapped = instance('trap "echo got-term" TERM; while :; do sleep 0.1; done');
+    await trapped.start();
+    const first = trapped.stop(600_000);
+    // The trap answers each TERM; the container keeps running until the KILL.
+    const log = () =>
+      existsSync(trapped.spec.logPath) ? readFileSync(trapped.spec.logPath, 'utf8') : '';
+    for (let i = 0; i < 200 && !log().includes('got-term'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(log()).toContain('got-term');
+    await trapped.stop(0);
+    await first;
+    expect((await trapped.wait()).exitCode).toBe(137);
+  });
+});
