@@ -317,6 +317,34 @@ describe('NodeAgent with runc', () => {
     expect(log).toContain('stdout F got-term');
   });
 
+  it('kubectl delete pod returns once the agent has stopped the Pod and removed it', async () => {
+    await createPod(
+      'kd',
+      testContainer('c', {
+        command: ['sh', '-c', 'trap "exit 0" TERM; while :; do sleep 0.1; done'],
+      }),
+      { terminationGracePeriodSeconds: 30 },
+    );
+    await waitFor('kd', (x) => x.status?.containerStatuses?.[0]?.state?.running !== undefined);
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        const child = spawn('kubectl', ['delete', 'pod', 'kd', '-n', 'default'], {
+          env: { ...process.env, KUBECONFIG: api.kubeconfigPath },
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.once('exit', (code) => resolve({ code, stdout, stderr }));
+      },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^pod "kd" deleted/);
+    expect(r.code).toBe(0);
+    // kubectl waited for the removal, not just the mark.
+    await expect(client.get(PODS, 'default', 'kd')).rejects.toThrow(/not found/);
+  });
+
   it('a later DELETE shortens a pending grace: the agent kills sooner', async () => {
     await createPod(
       'shorten',
