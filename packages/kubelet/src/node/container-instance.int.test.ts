@@ -21,6 +21,7 @@ let dir: string;
 let rootfs: string;
 let imageConfig: Parameters<typeof buildOciSpec>[0]['image'];
 let n = 0;
+const started: ContainerInstance[] = [];
 
 beforeAll(async () => {
   if (spawnSync('runc', ['--version']).status !== 0)
@@ -37,6 +38,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // A test that failed midway leaves its container running: stop it so nothing leaks.
+  await Promise.all(started.map(async (c) => (await c.stop(0), await c.cleanup())));
   await removeCgroups(CGROUP_PARENT, '');
   const leaks = dir
     ? findLeaks({
@@ -59,7 +62,7 @@ function instance(script: string): ContainerInstance {
     metadata: { name, namespace: 'default', uid: name },
     spec: { containers: [container] },
   };
-  return new ContainerInstance({
+  const c = new ContainerInstance({
     runtime: runcRuntime(join(dir, 'runc')),
     dir: join(dir, 'instances', name),
     imageRootfs: rootfs,
@@ -79,6 +82,8 @@ function instance(script: string): ContainerInstance {
         mounts: [{ destination: '/dev/termination-log', source: terminationLog, readOnly: false }],
       }),
   });
+  started.push(c);
+  return c;
 }
 
 describe('ContainerInstance on runc', () => {
