@@ -8,6 +8,7 @@
 import type { Container, Pod } from '@agent-sandbox/kube-types';
 import type { PodDaemon } from '@agent-sandbox/kubelet';
 import {
+  SANDBOXD_DEFAULT_PORTS,
   bundleSandboxd,
   describeHostBinary,
   sandboxdLaunch,
@@ -60,6 +61,11 @@ export async function prepareSandboxd(dir: string): Promise<SandboxdInjection> {
   });
   return {
     mounts: launch.mounts.map((m) => ({ destination: m.containerPath, source: m.hostPath })),
-    daemon: { argv: (pod, container) => daemonArgv(launch.argv, pod, container) },
+    daemon: {
+      argv: (pod, container) => daemonArgv(launch.argv, pod, container),
+      // Pod Ready waits for all three (the launch sets no port flags): the SDK's first call
+      // (gRPC or REST) or the upstream SDK's (legacy) must find the daemon listening.
+      readyPorts: () => SANDBOXD_DEFAULT_PORTS,
+    },
   };
 }

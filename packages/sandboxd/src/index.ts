@@ -1,6 +1,7 @@
 // @agent-sandbox/sandboxd: the in-sandbox daemon (README.md).
 export { startSandboxd, type SandboxdHandle } from './daemon.ts';
 export type { SandboxdOptions } from './options.ts';
+export { SANDBOXD_DEFAULT_PORTS } from './options.ts';
 export { SandboxdError, InvalidOptionError, type SandboxdErrorCode } from './errors.ts';
 export { sanitizePath, resolveRoot } from './paths.ts';
 export {

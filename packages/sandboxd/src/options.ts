@@ -53,6 +53,13 @@ export interface SandboxdOptions {
 
 export type ResolvedOptions = Required<SandboxdOptions>;
 
+/** The ports a daemon started without port options listens on: gRPC, REST, legacy. */
+export const SANDBOXD_DEFAULT_PORTS: readonly number[] = [
+  SANDBOXD_GRPC_PORT,
+  SANDBOXD_REST_PORT,
+  LEGACY_PORT,
+];
+
 function port(name: string, value: number): number {
   if (!Number.isInteger(value) || value < -1 || value > 65535) {
     throw new InvalidOptionError(

@@ -5,6 +5,7 @@ import type { Container, Pod } from '@agent-sandbox/kube-types';
 import { KubeletError, errorMessage } from '../errors.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import { ContainerProber } from '../probes/container-prober.ts';
+import type { ProbeTarget } from '../probes/probe-runner.ts';
 import { probeHandler } from '../probes/probe-state.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { ContainerInstance } from './container-instance.ts';
@@ -21,28 +22,31 @@ export interface InstanceProbeOptions {
   unhealthy(kind: 'startup' | 'liveness', message: string): void;
 }
 
+/** Where the instance's probes connect (the Pod IP, or inside its netns) and exec. */
+export function instanceProbeTarget(
+  o: Pick<InstanceProbeOptions, 'container' | 'runtime' | 'instance' | 'network'>,
+): ProbeTarget {
+  return {
+    exec: (argv) => o.runtime.execCommand(o.instance.id, argv, { tty: false }),
+    podIP: o.network?.ips[0] ?? '',
+    netnsPath: o.network?.netnsPath ?? '',
+    ports: o.container.ports ?? [],
+  };
+}
+
 /** A prober whose startup/liveness failure stops the instance with the probe's grace period. */
 export function instanceProber(o: InstanceProbeOptions): ContainerProber {
   const c = o.container;
-  return new ContainerProber(
-    c,
-    {
-      exec: (argv) => o.runtime.execCommand(o.instance.id, argv, { tty: false }),
-      podIP: o.network?.ips[0] ?? '',
-      netnsPath: o.network?.netnsPath ?? '',
-      ports: c.ports ?? [],
+  return new ContainerProber(c, instanceProbeTarget(o), {
+    flags: o.flags,
+    unhealthy: (kind, message) => {
+      o.unhealthy(kind, message);
+      const probe = kind === 'startup' ? c.startupProbe : c.livenessProbe;
+      const grace =
+        probe?.terminationGracePeriodSeconds ?? o.pod.spec?.terminationGracePeriodSeconds ?? 30;
+      void o.instance.stop(grace * 1000);
     },
-    {
-      flags: o.flags,
-      unhealthy: (kind, message) => {
-        o.unhealthy(kind, message);
-        const probe = kind === 'startup' ? c.startupProbe : c.livenessProbe;
-        const grace =
-          probe?.terminationGracePeriodSeconds ?? o.pod.spec?.terminationGracePeriodSeconds ?? 30;
-        void o.instance.stop(grace * 1000);
-      },
-    },
-  );
+  });
 }
 
 /** Refuses a probe without exactly one supported handler, naming the field. */

@@ -15,6 +15,13 @@ import type { NodeLogger } from './node-context.ts';
  */
 export interface PodDaemon {
   argv(pod: Pod, container: Container): readonly string[] | undefined;
+  /**
+   * The TCP ports the daemon serves once it is up. The node holds the container's ready flag
+   * (and so the Pod's Ready condition) until each accepts a connection, after every (re)start of
+   * the daemon: a client handed a Ready Pod must find its daemon listening. Absent or empty: no
+   * hold.
+   */
+  readyPorts?(pod: Pod, container: Container): readonly number[];
 }
 
 export interface DaemonInstance {
@@ -31,6 +38,8 @@ export interface DaemonInstance {
   key: string;
   /** First restart delay. @default 1000 */
   backoffBaseMs?: number;
+  /** Called as each run of the daemon starts (the first and every restart). */
+  onStart?: () => void;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -65,6 +74,7 @@ export function superviseDaemon(d: DaemonInstance): void {
     const started = Date.now();
     let tail = '';
     child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    d.onStart?.();
     child.stderr?.on('data', (b: Buffer) => (tail = (tail + b.toString()).slice(-STDERR_TAIL)));
     child.once('error', () => undefined); // 'exit' or 'close' follows
     child.once('close', (code, signal) => {

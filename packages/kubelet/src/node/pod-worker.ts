@@ -17,10 +17,10 @@ import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { ContainerInstance } from './container-instance.ts';
 import { instanceDir, launchContainer, type ContainerMounts } from './container-launch.ts';
-import { checkProbes, instanceProber } from './container-probes.ts';
+import { checkProbes, instanceProbeTarget, instanceProber } from './container-probes.ts';
 import { pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
-import { superviseDaemon } from './pod-daemon.ts';
+import { podDaemonRun } from './daemon-gate.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { preparePodSandbox } from './pod-sandbox.ts';
 import { RootfsStage } from './rootfs-stage.ts';
@@ -290,16 +290,40 @@ export class PodWorker {
     slot.logs[n] = logPath;
     await instance.start();
     const startedAt = formatTime(Date.now());
-    const prober = init ? undefined : this.#prober(c, slot, instance);
+    // Ready needs the probes' verdict and, with a gated daemon, the daemon listening.
+    const ready = (probes: boolean): boolean => probes && (daemon?.gate?.listening ?? true);
+    const prober = init ? undefined : this.#prober(c, slot, instance, ready);
+    const daemon = init
+      ? undefined
+      : podDaemonRun({
+          daemon: this.#ctx.podDaemon,
+          pod: this.#pod,
+          container: c,
+          instance,
+          runtime: this.#runtime as ContainerRuntime,
+          target: instanceProbeTarget({
+            container: c,
+            runtime: this.#runtime as ContainerRuntime,
+            instance,
+            network: this.#network,
+          }),
+          log: this.#ctx.log,
+          key: `${this.#key}/${c.name}`,
+          onGate: () => {
+            slot.record.ready = prober ? ready(prober.flags.ready) : false;
+            void this.#publish();
+          },
+        });
     slot.record.containerID = instance.containerID;
     slot.record.state = { kind: 'running', startedAt };
     slot.record.started = prober?.flags.started ?? true;
-    slot.record.ready = prober?.flags.ready ?? false;
+    slot.record.ready = prober ? ready(prober.flags.ready) : false;
     await t.time('status-running', () => this.#publish());
     prober?.start();
-    this.#startDaemon(c, instance);
+    daemon?.start();
     const exit = await instance.wait();
     prober?.stop();
+    daemon?.gate?.stop();
     slot.record.ready = false;
     slot.record.started = false;
     slot.record.state = {
@@ -326,7 +350,12 @@ export class PodWorker {
   }
 
   /** Probes for one instance: flag changes are published, a startup/liveness failure kills it. */
-  #prober(c: Container, slot: Slot, instance: ContainerInstance) {
+  #prober(
+    c: Container,
+    slot: Slot,
+    instance: ContainerInstance,
+    ready: (probes: boolean) => boolean,
+  ) {
     return instanceProber({
       pod: this.#pod,
       container: c,
@@ -335,7 +364,7 @@ export class PodWorker {
       network: this.#network,
       flags: (f) => {
         slot.record.started = f.started;
-        slot.record.ready = f.ready;
+        slot.record.ready = ready(f.ready);
         void this.#publish();
       },
       unhealthy: (kind, message) =>
@@ -343,23 +372,6 @@ export class PodWorker {
           { pod: this.#key, container: c.name, probe: kind, reason: message },
           `container ${c.name} failed ${kind} probe, will be restarted`,
         ),
-    });
-  }
-
-  /** The node's in-sandbox daemon, in the first app container only. */
-  #startDaemon(c: Container, instance: ContainerInstance): void {
-    const daemon = this.#ctx.podDaemon;
-    if (!daemon || c.name !== this.#pod.spec?.containers?.[0]?.name || !instance.process) return;
-    const argv = daemon.argv(this.#pod, c);
-    if (!argv) return;
-    superviseDaemon({
-      runtime: this.#runtime as ContainerRuntime,
-      id: instance.id,
-      argv,
-      exited: instance.process.exited,
-      stopping: () => instance.stopping,
-      log: this.#ctx.log,
-      key: `${this.#key}/${c.name}`,
     });
   }
 
