@@ -87,6 +87,13 @@ export function isReady(obj: {
   return obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
+/** An object's Ready condition, if it has one. */
+export function readyCondition<C extends { type: string }>(obj: {
+  status?: { conditions?: C[] };
+}): C | undefined {
+  return obj.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
 /** Polls until `check` holds for the named object; returns it. */
 export async function where<T extends KubeObject>(
   world: World,

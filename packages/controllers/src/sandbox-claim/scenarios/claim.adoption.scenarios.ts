@@ -2,7 +2,7 @@
 // pool to the claim), pod exclusivity (sandboxclaim_pod_exclusivity_test.go), no re-adoption by a
 // bound claim, a Recreate candidate kept while its template cannot be read, and claim-time env
 // on the warm path (beyond upstream, ADR 0023).
-import { Annotations, Labels, type Condition } from '@agent-sandbox/api';
+import { Annotations, Labels } from '@agent-sandbox/api';
 import { PODS } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ import {
   newTemplate,
   poolSettled,
   where,
+  readyCondition,
 } from '../../testing/extensions.ts';
 import {
   eventually,
@@ -35,10 +36,6 @@ import {
   openScenarioWorld,
   type ScenarioWorld,
 } from '../../testing/harness.ts';
-
-function ready(claim: ClaimObject): Condition | undefined {
-  return claim.status?.conditions?.find((c) => c.type === 'Ready');
-}
 
 export function defineClaimAdoptionScenarios(target: TestTarget): void {
   describe(`SandboxClaim warm adoption (${target})`, () => {
@@ -52,7 +49,7 @@ export function defineClaimAdoptionScenarios(target: TestTarget): void {
       await world?.close();
     });
     const readyReason = (name: string, reason: string): Promise<ClaimObject> =>
-      where<ClaimObject>(world, SANDBOX_CLAIMS, name, (c) => ready(c)?.reason === reason);
+      where<ClaimObject>(world, SANDBOX_CLAIMS, name, (c) => readyCondition(c)?.reason === reason);
 
     describe.concurrent('TestSandboxClaimSandboxAdoption', () => {
       it('TestSandboxClaimSandboxAdoption: adopts a Ready warm Sandbox (owner, labels, pod-name) and the pool replenishes', async () => {

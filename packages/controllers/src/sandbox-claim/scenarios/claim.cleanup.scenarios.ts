@@ -3,7 +3,6 @@
 // adopted warm Sandbox, Retain when the claim's Sandbox is no longer its own (deletion skipped,
 // binding cleared), an already-expired shutdownTime (the expired status persisted before any
 // cleanup, no Sandbox ever created), and ttlSecondsAfterFinished under DeleteForeground.
-import { type Condition } from '@agent-sandbox/api';
 import { EVENTS, PODS } from '@agent-sandbox/kube';
 import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import {
   newTemplate,
   poolSettled,
   where,
+  readyCondition,
 } from '../../testing/extensions.ts';
 import {
   SCRIPTED_SCHEDULER,
@@ -29,10 +29,6 @@ import {
   setPodStatus,
   type ScenarioWorld,
 } from '../../testing/harness.ts';
-
-function ready(claim: ClaimObject): Condition | undefined {
-  return claim.status?.conditions?.find((c) => c.type === 'Ready');
-}
 
 /** Whole seconds (the API's RFC 3339 without fractions), `ms` from now. */
 const inMs = (ms: number): string =>
@@ -56,7 +52,7 @@ export function defineClaimCleanupScenarios(target: TestTarget): void {
     const claimWhere = (name: string, check: (c: ClaimObject) => boolean): Promise<ClaimObject> =>
       where<ClaimObject>(world, SANDBOX_CLAIMS, name, check);
     const readyReason = (name: string, reason: string): Promise<ClaimObject> =>
-      claimWhere(name, (c) => ready(c)?.reason === reason);
+      claimWhere(name, (c) => readyCondition(c)?.reason === reason);
 
     describe.concurrent('TestSandboxClaimCleanupPolicy', () => {
       const past = (): string =>
@@ -98,7 +94,7 @@ export function defineClaimCleanupScenarios(target: TestTarget): void {
           }),
         );
         const c = await readyReason('expired-retain', 'ClaimExpired');
-        expect(ready(c)).toMatchObject({
+        expect(readyCondition(c)).toMatchObject({
           status: 'False',
           message: 'Claim expired. Sandbox cleanup initiated.',
         });
@@ -124,9 +120,9 @@ export function defineClaimCleanupScenarios(target: TestTarget): void {
           }),
         );
         const bound = await claimWhere('retain-warm', (c) => c.status?.sandbox?.name === name);
-        expect(ready(bound)?.status).toBe('True');
+        expect(readyCondition(bound)?.status).toBe('True');
         const expired = await readyReason('retain-warm', 'ClaimExpired');
-        expect(ready(expired)?.message).toBe('Claim expired. Sandbox cleanup initiated.');
+        expect(readyCondition(expired)?.message).toBe('Claim expired. Sandbox cleanup initiated.');
         await eventually(() => gone(world.client, SANDBOXES, world.ns, name));
         await claimWhere('retain-warm', (c) => c.status?.sandbox === undefined);
       });
@@ -147,9 +143,10 @@ export function defineClaimCleanupScenarios(target: TestTarget): void {
         const skipped = await claimWhere(
           'retain-foreign',
           (c) =>
-            ready(c)?.reason === 'ClaimExpired' && (ready(c)?.message ?? '').includes('skipped'),
+            readyCondition(c)?.reason === 'ClaimExpired' &&
+            (readyCondition(c)?.message ?? '').includes('skipped'),
         );
-        expect(ready(skipped)?.message).toBe(
+        expect(readyCondition(skipped)?.message).toBe(
           'Claim expired. sandbox not owned by this claim: sandbox "retain-foreign" is not owned by claim "retain-foreign"; deletion skipped.',
         );
         expect(skipped.status?.sandbox).toBeUndefined();
@@ -197,11 +194,11 @@ export function defineClaimCleanupScenarios(target: TestTarget): void {
         );
         await where<SandboxObj>(world, SANDBOXES, 'retain', () => true);
         const c = await readyReason('retain', 'ClaimExpired');
-        expect(ready(c)?.message).toBe('Claim expired. Sandbox cleanup initiated.');
+        expect(readyCondition(c)?.message).toBe('Claim expired. Sandbox cleanup initiated.');
         await eventually(() => gone(world.client, SANDBOXES, world.ns, 'retain'));
         // The pass after the Sandbox's delete event clears the binding.
         const after = await claimWhere('retain', (x) => x.status?.sandbox === undefined);
-        expect(ready(after)?.reason).toBe('ClaimExpired');
+        expect(readyCondition(after)?.reason).toBe('ClaimExpired');
       });
 
       it('TestSandboxClaimCleanupPolicy: Delete deletes the claim (and its Sandbox through GC)', async () => {

@@ -3,7 +3,7 @@
 // assigned pool member without IPs is still adopted), trace context propagation to cold and warm
 // Sandboxes, and the claim metrics of spec §19.1 (creation counter labels, the controller
 // startup latency, the claim-first-ready-at stamp).
-import { Annotations, Labels, type Condition } from '@agent-sandbox/api';
+import { Annotations, Labels } from '@agent-sandbox/api';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
@@ -20,6 +20,7 @@ import {
   newTemplate,
   poolSettled,
   where,
+  readyCondition,
 } from '../../testing/extensions.ts';
 import {
   SCRIPTED_SCHEDULER,
@@ -32,10 +33,6 @@ import {
 } from '../../testing/harness.ts';
 
 const TRACE = '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}';
-
-function ready(claim: ClaimObject): Condition | undefined {
-  return claim.status?.conditions?.find((c) => c.type === 'Ready');
-}
 
 export function defineClaimConflictScenarios(target: TestTarget): void {
   describe(`SandboxClaim conflicts, tracing and metrics (${target})`, () => {
@@ -61,7 +58,7 @@ export function defineClaimConflictScenarios(target: TestTarget): void {
         world,
         SANDBOX_CLAIMS,
         name,
-        (c) => ready(c)?.status === 'True' && c.status?.sandbox?.name !== undefined,
+        (c) => readyCondition(c)?.status === 'True' && c.status?.sandbox?.name !== undefined,
       );
     const assigned = (name: string, pool: string, to: string): ClaimObject => {
       const claim = newClaim(world.ns, name, pool);
@@ -189,7 +186,7 @@ export function defineClaimConflictScenarios(target: TestTarget): void {
           SANDBOX_CLAIMS,
           'legacy-label',
           (c) =>
-            ready(c)?.status === 'True' &&
+            readyCondition(c)?.status === 'True' &&
             c.metadata.annotations?.[Annotations.SandboxName] !== undefined,
         );
         expect(done.status?.sandbox?.name).toBe(name);

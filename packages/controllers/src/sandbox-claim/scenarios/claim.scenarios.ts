@@ -6,7 +6,6 @@ import {
   Annotations,
   Labels,
   nameHash,
-  type Condition,
   type PersistentVolumeClaimTemplate,
 } from '@agent-sandbox/api';
 import { EVENTS, PERSISTENT_VOLUME_CLAIMS, PODS } from '@agent-sandbox/kube';
@@ -29,6 +28,7 @@ import {
   newPool,
   newTemplate,
   where,
+  readyCondition,
 } from '../../testing/extensions.ts';
 import {
   eventually,
@@ -37,10 +37,6 @@ import {
   openScenarioWorld,
   type ScenarioWorld,
 } from '../../testing/harness.ts';
-
-function ready(claim: ClaimObject): Condition | undefined {
-  return claim.status?.conditions?.find((c) => c.type === 'Ready');
-}
 
 export function defineClaimScenarios(target: TestTarget): void {
   describe(`SandboxClaim scenarios (${target})`, () => {
@@ -59,7 +55,7 @@ export function defineClaimScenarios(target: TestTarget): void {
       timeoutMs?: number,
     ): Promise<ClaimObject> => where<ClaimObject>(world, SANDBOX_CLAIMS, name, check, timeoutMs);
     const readyReason = (name: string, reason: string): Promise<ClaimObject> =>
-      claimWhere(name, (c) => ready(c)?.reason === reason);
+      claimWhere(name, (c) => readyCondition(c)?.reason === reason);
 
     describe.concurrent('TestSandboxClaimReconcile', () => {
       it('TestSandboxClaimReconcile: cold create from the template (labels, annotations, owner, automount off) and Ready forwarded', async () => {
@@ -89,7 +85,7 @@ export function defineClaimScenarios(target: TestTarget): void {
           [Labels.SandboxTemplateRefHash]: nameHash('tpl'),
         });
         const done = await readyReason('cold-one', 'DependenciesReady');
-        expect(ready(done)).toMatchObject({
+        expect(readyCondition(done)).toMatchObject({
           status: 'True',
           observedGeneration: done.metadata.generation,
         });
@@ -107,11 +103,11 @@ export function defineClaimScenarios(target: TestTarget): void {
       it('TestSandboxClaimReconcile: pool missing → WarmPoolNotFound; template missing → TemplateNotFound', async () => {
         await createClaim(world, newClaim(world.ns, 'no-pool', 'absent'));
         const a = await readyReason('no-pool', 'WarmPoolNotFound');
-        expect(ready(a)?.message).toBe('SandboxWarmPool "absent" not found');
+        expect(readyCondition(a)?.message).toBe('SandboxWarmPool "absent" not found');
         await createPool(world, newPool(world.ns, 'no-tpl', 'missing-tpl', { replicas: 0 }));
         await createClaim(world, newClaim(world.ns, 'no-tpl-claim', 'no-tpl'));
         const b = await readyReason('no-tpl-claim', 'TemplateNotFound');
-        expect(ready(b)?.message).toBe('SandboxTemplate "missing-tpl" not found');
+        expect(readyCondition(b)?.message).toBe('SandboxTemplate "missing-tpl" not found');
       });
 
       it('TestSandboxClaimRecoveryWhenTemplateCreated: the template appearing wakes the claim', async () => {
@@ -126,7 +122,7 @@ export function defineClaimScenarios(target: TestTarget): void {
         await world.client.create(SANDBOXES, newSandbox(world.ns, 'taken'));
         await createClaim(world, newClaim(world.ns, 'taken', 'cold'));
         const c = await readyReason('taken', 'ReconcilerError');
-        expect(ready(c)?.message).toBe(
+        expect(readyCondition(c)?.message).toBe(
           'Error seen: sandbox "taken" is not controlled by claim "taken". Please use a different claim name or delete the sandbox manually',
         );
       });
@@ -151,7 +147,7 @@ export function defineClaimScenarios(target: TestTarget): void {
           }),
         );
         const bad = await readyReason('bad-meta', 'InvalidMetadata');
-        expect(ready(bad)?.message).toBe(
+        expect(readyCondition(bad)?.message).toBe(
           `invalid additionalPodMetadata: failed to validate label "team": label "team" must have a domain prefix (e.g. 'sandbox.users.io/my-label') to prevent opting into unintended policy domains`,
         );
       });
@@ -162,7 +158,7 @@ export function defineClaimScenarios(target: TestTarget): void {
           newClaim(world.ns, 'env-no', 'cold', { env: [{ name: 'A', value: '1' }] }),
         );
         const no = await readyReason('env-no', 'EnvVarsInjectionRejected');
-        expect(ready(no)?.message).toBe(
+        expect(readyCondition(no)?.message).toBe(
           'environment variable injection rejected: environment variable injection is not allowed by the template policy',
         );
         const base = newTemplate(world.ns, 'env-allowed', { envVarsInjectionPolicy: 'Allowed' });
@@ -183,7 +179,7 @@ export function defineClaimScenarios(target: TestTarget): void {
           newClaim(world.ns, 'env-clash', 'env-allowed', { env: [{ name: 'KEEP', value: 'x' }] }),
         );
         const clash = await readyReason('env-clash', 'ReconcilerError');
-        expect(ready(clash)?.message).toBe(
+        expect(readyCondition(clash)?.message).toBe(
           'Error seen: environment variable override is not allowed by the template policy for variable "KEEP"',
         );
         const over = newTemplate(world.ns, 'env-over', { envVarsInjectionPolicy: 'Overrides' });
@@ -268,7 +264,7 @@ export function defineClaimScenarios(target: TestTarget): void {
           }),
         );
         const c = await readyReason('vct', 'VolumeClaimTemplatesError');
-        expect(ready(c)?.message).toBe(
+        expect(readyCondition(c)?.message).toBe(
           'failed to merge volume claim templates: volume claim templates are disallowed by the template',
         );
       });
