@@ -11,6 +11,7 @@ import { readBody } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { invalidOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
+import { decodeContinue } from './continue-token.ts';
 import { listFilter } from './filter.ts';
 import { listOptions, parseInt64 } from '../list-options.ts';
 import { checkPathSegmentName } from '../request-info.ts';
@@ -91,7 +92,9 @@ export async function deleteObject(parts: ServerParts, call: Call): Promise<Resp
 
 export async function deleteCollection(parts: ServerParts, call: Call): Promise<Response> {
   const { r } = call;
-  listOptions(call.url, false); // kube validates a deletecollection's ListOptions as a list's
+  // kube validates a deletecollection's ListOptions as a list's, its continue token too.
+  const list = listOptions(call.url, false);
+  if (list.continue !== '') decodeContinue(list.continue);
   const opts = await deleteOptions(call);
   const filter = listFilter(r, call.url, call.version);
   const page = parts.store.list(keyPrefix(r, call.req.namespace));
