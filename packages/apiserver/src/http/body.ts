@@ -3,6 +3,8 @@
 // arrives (Content-Length or chunked), and a decoded document deeper than MAX_NESTING is refused
 // before the object pipeline (which recurses) sees it.
 import { parse } from 'yaml';
+import { summarize } from '../protobuf/errors.ts';
+import { yamlUtf8Error } from './yaml-utf8.ts';
 import { badRequest, statusError, unsupportedMediaType, type ApiError } from '../errors.ts';
 import { goNotAnObject, goSyntaxError, unrecognizedObject } from './go-json-errors.ts';
 import {
@@ -113,6 +115,11 @@ export async function readBody(req: Request, kindHint: string): Promise<unknown>
       throw badRequest(unrecognizedObject(kindHint, goSyntaxError(text, err), bytes));
     }
   } else if (type === 'application/yaml') {
+    const notUtf8 = yamlUtf8Error(bytes);
+    if (notUtf8 !== undefined)
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${kindHint}): ${notUtf8} (${summarize(bytes)})`,
+      );
     try {
       decoded = parse(text);
     } catch (err: unknown) {
