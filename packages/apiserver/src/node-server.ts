@@ -21,12 +21,13 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   InflightLimiter,
   requestTimedOut,
-  tooManyRequests,
   withDeadline,
   type InflightLimits,
 } from './http/inflight.ts';
 import { bodyStream, discardBody, lingerOnClose } from './http/node-body.ts';
 import { upgradeTakeover, writeRawResponse } from './http/upgrade.ts';
+import type { UserInfo } from './auth/authenticate.ts';
+import { SYSTEM_MASTERS } from './authz/resolver.ts';
 import type { ApiServer } from './server.ts';
 
 const MAX_HEADER_BYTES = 1 << 20;
@@ -198,9 +199,15 @@ async function admitted(
 ): Promise<{ response: Response; release: () => void }> {
   const method = req.method ?? 'GET';
   const cls = classify(method, url);
-  const release = ctx.limiter.acquire(cls);
-  if (!release) return { response: tooManyRequests(), release: () => {} };
-  const handled = server.handle(toRequest(req, url, abort.signal), abort.signal, method);
+  let release = (): void => {};
+  const admit = (user: UserInfo): boolean => {
+    // kube's maxinflight filter lets system:masters through uncounted (and APF exempts them).
+    if (user.groups.includes(SYSTEM_MASTERS)) return true;
+    const taken = ctx.limiter.acquire(cls);
+    if (taken) release = taken;
+    return taken !== undefined;
+  };
+  const handled = server.handle(toRequest(req, url, abort.signal), abort.signal, method, admit);
   const timeoutMs = cls === 'long-running' ? 0 : ctx.requestTimeoutMs;
   try {
     const response = await withDeadline(handled, timeoutMs, () => {

@@ -27,6 +27,7 @@ import {
   apiVersions,
   wantsAggregated,
 } from './http/discovery.ts';
+import { tooManyRequests } from './http/inflight.ts';
 import { negotiateOutput } from './http/negotiate.ts';
 import { parseResourceRequest, type ResourceRequest } from './http/request-info.ts';
 import { requestFailure, type RequestFailureLog } from './http/error-boundary.ts';
@@ -51,6 +52,12 @@ import type { Store } from './storage/store.ts';
 import { generateServiceAccountKey } from './tls/service-account-key.ts';
 
 /** A static bearer token and who it is. */
+/**
+ * Whether a request may proceed now that its requester is known; false answers kube's 429.
+ * An admission that lets it through owns whatever slot it took until the response is sent.
+ */
+export type Admission = (user: UserInfo) => boolean;
+
 export interface TokenUser {
   token: string;
   user: UserInfo;
@@ -256,12 +263,14 @@ export class ApiServer {
   /**
    * Serves one request. Never throws: errors become Status responses. `method` stands in for
    * `request.method` when fetch cannot carry the real one (CONNECT, TRACE, TRACK): the Node
-   * adapter passes a bodiless GET Request with it.
+   * adapter passes a bodiless GET Request with it. `admit`, asked once the requester is known,
+   * may refuse it (the in-flight limits, which exempt system:masters as kube's filter does).
    */
   async handle(
     request: Request,
     signal: AbortSignal = new AbortController().signal,
     method: string = request.method,
+    admit?: Admission,
   ): Promise<Response> {
     const { audit } = this.#options;
     const { ctx } = this.#parts;
@@ -275,7 +284,7 @@ export class ApiServer {
       : undefined;
     let response: Response;
     try {
-      response = await this.#route(request, signal, method, facts);
+      response = await this.#route(request, signal, method, facts, admit);
     } catch (err: unknown) {
       response = errorResponse(err);
       // A client that went away mid-request (its body stream aborted) is no server failure.
@@ -292,6 +301,7 @@ export class ApiServer {
     signal: AbortSignal,
     method: string,
     facts: AuditFacts | undefined,
+    admit: Admission | undefined,
   ): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname.replace(/\/+$/, '') || '/';
@@ -301,6 +311,8 @@ export class ApiServer {
     const user = await this.#user(request, url, method);
     if (!user) return errorResponse(unauthorized());
     if (facts) facts.user = user;
+    // kube's handler chain authenticates before its in-flight filter, which counts by who asks.
+    if (admit && !admit(user)) return tooManyRequests();
     // Authorization comes before routing, as in kube-apiserver's handler chain.
     const denied = this.#authorizer?.deny(user, method, url, routed ? req : undefined);
     if (facts) facts.annotations = { 'authorization.k8s.io/decision': denied ? 'forbid' : 'allow' };

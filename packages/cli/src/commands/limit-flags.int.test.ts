@@ -82,6 +82,39 @@ async function apiserver(flags: string[]): Promise<Serving> {
   return { url: doc.clusters[0]?.cluster.server ?? '', token: doc.users[0]?.user.token ?? '' };
 }
 
+/**
+ * The limits count everyone but system:masters (kube's maxinflight filter), and the data dir's
+ * kubeconfig is the admin's: the limited client is a ServiceAccount bound to cluster-admin.
+ */
+async function asServiceAccount(admin: Serving): Promise<Serving> {
+  const post = async (path: string, body: unknown): Promise<RawResponse> => {
+    const res = await fetchInsecure(admin, 'POST', path, body);
+    expect(res.status, `${path}: ${res.body}`).toBe(201);
+    return res;
+  };
+  await post('/api/v1/namespaces/default/serviceaccounts', {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'greedy' },
+  });
+  await post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'greedy-admin' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ kind: 'ServiceAccount', name: 'greedy', namespace: 'default' }],
+  });
+  const token = await post('/api/v1/namespaces/default/serviceaccounts/greedy/token', {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: {},
+  });
+  return {
+    url: admin.url,
+    token: (JSON.parse(token.body) as { status: { token: string } }).status.token,
+  };
+}
+
 /** A request on its own socket whose answer is collected; `paused` holds the reading back. */
 function slowRequest(
   s: Serving,
@@ -128,7 +161,8 @@ async function fetchInsecure(
 
 describe('limits on the real bin', () => {
   it('--max-requests-inflight 1: a second read while a slow reader holds the slot gets 429', async () => {
-    const s = await apiserver(['--max-requests-inflight', '1']);
+    const admin = await apiserver(['--max-requests-inflight', '1']);
+    const s = await asServiceAccount(admin);
     // A list larger than the socket buffers between the two ends: a client that does not read it
     // holds its read slot while the server waits to write the rest.
     for (let i = 0; i < 16; i++)
@@ -144,6 +178,7 @@ describe('limits on the real bin', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.body).toBe('Too many requests, please try again later.\n');
+    expect((await fetchInsecure(admin, 'GET', `${CM}?limit=1`)).status).toBe(200); // uncounted
     // Writes have their own limit, still free.
     expect(await createConfigMap(s, 'small', 1)).toBe(201);
     held.socket.resume();
@@ -153,7 +188,9 @@ describe('limits on the real bin', () => {
   }, 120_000);
 
   it('--max-mutating-requests-inflight 1 and --request-timeout 3s: 429 beside a trickling write, 504 for it', async () => {
-    const s = await apiserver(['--max-mutating-requests-inflight', '1', '--request-timeout', '3s']);
+    const s = await asServiceAccount(
+      await apiserver(['--max-mutating-requests-inflight', '1', '--request-timeout', '3s']),
+    );
     const started = Date.now();
     const trickle = slowRequest(
       s,
