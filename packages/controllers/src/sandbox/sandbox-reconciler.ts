@@ -42,6 +42,7 @@ import {
   type SandboxPlan,
 } from './plan.ts';
 import { computeStatus, isStatusWriteNeeded, statusMergePatch } from './status.ts';
+import { StatusWriteMemory } from './status-memory.ts';
 import { WriteBehindClock, isDeferrable, writeBehindWindowMs } from './write-behind.ts';
 
 export { POD_NAME_HASH_INDEX, SANDBOXES } from './child-writes.ts';
@@ -80,6 +81,8 @@ export class SandboxReconciler implements Reconciler {
    * a second trace nor start one.
    */
   readonly #stamped = new LRUCache<string, string>({ max: 16_384 });
+  /** The last status write per Sandbox, so a pass from a cache that predates it does not repeat it. */
+  readonly #statusWrites = new StatusWriteMemory();
 
   constructor(options: SandboxReconcilerOptions) {
     if (!options.client) throw new InvalidArgumentError('sandbox reconciler needs a client');
@@ -96,6 +99,7 @@ export class SandboxReconciler implements Reconciler {
     const sandbox = this.#children.cached<Sandbox>(SANDBOXES, req.namespace, req.name);
     if (sandbox === undefined || sandbox.metadata.deletionTimestamp !== undefined) {
       this.#writeBehind.clear(`${req.namespace}/${req.name}`);
+      if (sandbox !== undefined) this.#statusWrites.forget(sandbox.metadata.uid ?? '');
       return;
     }
     const uid = sandbox.metadata.uid ?? '';
@@ -313,9 +317,15 @@ export class SandboxReconciler implements Reconciler {
     throwJoined(errors);
   }
 
-  /** §11.8: skip when unchanged; else an unlocked merge patch of `status`; NotFound ignored. */
+  /**
+   * §11.8: skip when unchanged, or when it would repeat this process's last write from the same
+   * stale copy (status-memory.ts); else an unlocked merge patch of `status`; NotFound ignored.
+   */
   async #writeStatus(sandbox: Sandbox, next: SandboxStatus, signal: AbortSignal): Promise<void> {
     if (!isStatusWriteNeeded(sandbox.status, next)) return;
+    const uid = sandbox.metadata.uid ?? '';
+    const version = sandbox.metadata.resourceVersion;
+    if (!this.#statusWrites.shouldWrite(uid, version, next)) return;
     try {
       await this.#client.patch(
         SANDBOXES,
@@ -324,6 +334,7 @@ export class SandboxReconciler implements Reconciler {
         { type: 'merge', body: statusMergePatch(sandbox.status, next) },
         { subresource: 'status', fieldManager: SANDBOX_FIELD_OWNER, signal },
       );
+      this.#statusWrites.written(uid, version, next);
     } catch (err: unknown) {
       if (!isNotFound(err)) throw err;
     }
