@@ -5,6 +5,7 @@ import type { Container } from '@agent-sandbox/kube-types';
 import { errorMessage, isKubeletError } from '../errors.ts';
 import type { ImageRecord } from '../images/image-store.ts';
 import type { ImageService } from '../images/image-service.ts';
+import { defaultPullPolicy } from '../images/reference.ts';
 import { restartBackoffMs, type ContainerRecord } from '../lifecycle/container-record.ts';
 
 /** The worker's side of a pull: its termination flag, its interruptible sleep, its status write. */
@@ -14,6 +15,11 @@ export interface PullHooks {
   sleep(ms: number): Promise<boolean>;
   publish(): Promise<void>;
   backoffBaseMs: number;
+  /**
+   * The image as already found present (looked up beside the sandbox set-up, rootfs-stage.ts):
+   * taken as is unless the policy is Always, as the store would answer the same.
+   */
+  present?: Promise<ImageRecord | undefined>;
 }
 
 /** The image record, or undefined when the pod is terminating or the name is invalid. */
@@ -23,6 +29,12 @@ export async function pullImage(
   record: ContainerRecord,
   hooks: PullHooks,
 ): Promise<ImageRecord | undefined> {
+  const present = await presentUnlessAlways(c, hooks.present);
+  if (present) {
+    record.imageID = present.imageId;
+    record.image = present.name;
+    return present;
+  }
   let attempts = 0;
   while (!hooks.terminating()) {
     try {
@@ -53,6 +65,24 @@ export async function pullImage(
     }
   }
   return undefined;
+}
+
+async function presentUnlessAlways(
+  c: Container,
+  present: Promise<ImageRecord | undefined> | undefined,
+): Promise<ImageRecord | undefined> {
+  if (!present) return undefined;
+  const policy = c.imagePullPolicy ?? safeDefaultPolicy(c.image ?? '');
+  return policy === 'Always' ? undefined : present;
+}
+
+/** The default policy; Always for a name that does not parse (the pull then reports it). */
+function safeDefaultPolicy(image: string): string {
+  try {
+    return defaultPullPolicy(image);
+  } catch {
+    return 'Always';
+  }
 }
 
 function pullFailureReason(e: unknown): 'InvalidImageName' | 'ErrImageNeverPull' | 'ErrImagePull' {

@@ -264,6 +264,7 @@ export class PodWorker {
       sleep: (ms) => this.#sleep(ms),
       publish: () => this.#publish(),
       backoffBaseMs: this.#ctx.backoffBaseMs,
+      present: this.#staged.get(c.name)?.image,
     });
   }
 

@@ -6,6 +6,7 @@
 import type { Container } from '@agent-sandbox/kube-types';
 import { join } from 'node:path';
 import type { ImageService } from '../images/image-service.ts';
+import type { ImageRecord } from '../images/image-store.ts';
 import { prepareRootfs, removeMountedDir, type ContainerRootfs } from './container-rootfs.ts';
 
 interface Staged {
@@ -16,13 +17,19 @@ interface Staged {
 export class RootfsStage {
   readonly #dir: string;
   readonly #staged: Promise<Staged | undefined>;
+  /**
+   * The image record when it is present, looked up beside the sandbox set-up: the first run's
+   * pull step (image-pull.ts) takes it instead of reading the store again after the set-up.
+   */
+  readonly image: Promise<ImageRecord | undefined>;
 
   /** Starts staging `c`'s root in instance directory `dir` (`dir/fs`, as ContainerInstance uses). */
   constructor(images: ImageService, c: Container, dir: string) {
     this.#dir = dir;
+    const found = images.ensure(c.image ?? '', 'Never').then((r) => r.record);
+    this.image = found.catch(() => undefined);
     this.#staged = (async () => {
-      const { record } = await images.ensure(c.image ?? '', 'Never');
-      const lower = await images.store.rootfs(record);
+      const lower = await images.store.rootfs(await found);
       return { lower, rootfs: await prepareRootfs(lower, join(dir, 'fs')) };
     })().catch(() => undefined);
   }
