@@ -1,12 +1,22 @@
 // A pod's status writes (kubelet-and-oci §1): computed from the worker's container records by
 // lifecycle/pod-status.ts, written only when something other than a transition time changed,
-// one at a time in order, and never after the object is gone.
+// one at a time in order, and never after the object is gone. The statuses of a start's first
+// steps (accepted, sandbox ready) are asked with a delay: a write asked meanwhile computes the
+// then-current status and covers them, so a fast start writes one status where it wrote three
+// (each write also wakes every Pod watcher: the controllers, the scheduler, the CLI).
 import { formatTime, type Pod } from '@agent-sandbox/kube-types';
 import { errorMessage } from '../errors.ts';
 import type { ContainerRecord } from '../lifecycle/container-record.ts';
 import { computePodStatus } from '../lifecycle/pod-status.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { NodeContext } from './node-context.ts';
+
+/**
+ * How long a start's early statuses (accepted, sandbox ready) may wait to be folded into a later
+ * one: a cold runc or bubblewrap start is Running well within it on a quiet machine, so its Pod
+ * gets one status write; a slower start (a pull, gVisor's boot) still shows Pending soon.
+ */
+export const EARLY_STATUS_MS = 250;
 
 /** What the writer reads from its worker at each write. */
 export interface PodStatusSource {
@@ -27,6 +37,7 @@ export class PodStatusWriter {
   readonly #key: () => string;
   #published = '';
   #publishing: Promise<void> = Promise.resolve();
+  #deferred: NodeJS.Timeout | undefined;
 
   constructor(
     ctx: Pick<NodeContext, 'writeStatus' | 'log' | 'nodeIP'>,
@@ -42,11 +53,23 @@ export class PodStatusWriter {
 
   /** Writes the computed status when it changed; resolves once this write (or its skip) is done. */
   publish(terminal = false): Promise<void> {
+    clearTimeout(this.#deferred);
+    this.#deferred = undefined;
     const run = this.#publishing.then(() => this.#write(terminal));
     this.#publishing = run.catch((e: unknown) =>
       this.#ctx.log.warn({ pod: this.#key(), err: errorMessage(e) }, 'status write failed'),
     );
     return this.#publishing;
+  }
+
+  /**
+   * Asks for a write at most `ms` from now, unless one is asked before (publish): that write
+   * carries everything this one would. A pending one stays as it is (the first deadline holds).
+   */
+  publishWithin(ms: number): void {
+    if (this.#deferred) return;
+    this.#deferred = setTimeout(() => void this.publish(), ms);
+    this.#deferred.unref();
   }
 
   async #write(terminal: boolean): Promise<void> {

@@ -25,7 +25,7 @@ import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { preparePodSandbox } from './pod-sandbox.ts';
 import { RootfsStage } from './rootfs-stage.ts';
 import { settleAll } from './settle-all.ts';
-import { PodStatusWriter } from './pod-status-writer.ts';
+import { EARLY_STATUS_MS, PodStatusWriter } from './pod-status-writer.ts';
 
 type Slot = { record: ContainerRecord; instance?: ContainerInstance; logs: string[] };
 
@@ -133,8 +133,9 @@ export class PodWorker {
   }
 
   async #run(): Promise<void> {
-    // Status writes are serialised (#publish), so the start need not wait for this one.
-    void this.#timer.time('status-accepted', () => this.#publish());
+    // Accepted (Pending, containers waiting): written within EARLY_STATUS_MS, or folded into the
+    // next status asked before that (pod-status-writer.ts); the start never waits for it.
+    this.#status.publishWithin(EARLY_STATUS_MS);
     const work = this.#runContainers();
     await Promise.race([work, this.#stopSignal]);
     if (!this.#terminating) {
@@ -160,7 +161,7 @@ export class PodWorker {
       ]);
       this.#runtime = runtime;
       this.#network = network;
-      void t.time('status-sandbox', () => this.#publish());
+      this.#status.publishWithin(EARLY_STATUS_MS); // PodReadyToStartContainers, as the accepted one
       if (await this.#runInit(mountsFor)) {
         await Promise.all(
           (this.#pod.spec?.containers ?? []).map((c) => this.#supervise(c, mountsFor, false)),
