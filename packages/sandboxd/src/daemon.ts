@@ -19,6 +19,8 @@ export interface SandboxdHandle {
   legacyUrl?: string;
   /** host:port of the gRPC listener. */
   grpcAddress?: string;
+  /** Settles once the gRPC listener's warm-up Start has ended (at once without gRPC). */
+  warmedUp: Promise<void>;
   /** Listeners left off because their port was taken (`skipBusyPorts`), e.g. `rest :8080`. */
   skipped: string[];
   /** Health turns 503, managed processes get SIGTERM then SIGKILL, listeners close. */
@@ -37,6 +39,7 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
   const handle: SandboxdHandle = {
     root,
     skipped: [],
+    warmedUp: Promise.resolve(),
     close: async () => {
       shuttingDown = true;
       // Managed processes: SIGTERM, then SIGKILL after 2 s (dataplane §4.1 shutdown order).
@@ -125,6 +128,7 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
       if (grpc) {
         closers.push(grpc.close);
         handle.grpcAddress = grpc.address;
+        handle.warmedUp = grpc.warmedUp;
       }
     }
     if (o.nodeExecSocket !== '') {

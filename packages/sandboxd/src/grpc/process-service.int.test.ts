@@ -104,6 +104,42 @@ describe('Execute', () => {
   });
 });
 
+describe('the warm-up Start at daemon start', () => {
+  it('leaves no trace: a fresh daemon lists no process and its first Start is process 1', async () => {
+    const logged: string[] = [];
+    const fresh = await startTestDaemon({
+      restPort: -1,
+      legacyPort: -1,
+      log: (msg) => logged.push(msg),
+    });
+    const c = upstreamProcessClient(fresh.grpcAddress!);
+    const session = ourClient(fresh.grpcAddress!, 'agentsandbox.sandboxd.v1.ProcessSessionService');
+    try {
+      await fresh.warmedUp;
+      expect(logged).toEqual([]); // the warm-up Start succeeded
+      const before = await callUnary<{ processes: unknown[] }>(session, 'List', {});
+      expect(before.processes).toEqual([]);
+      const first = await collect<Event>(
+        c.Start(cfg(['true'])) as grpc.ClientReadableStream<Event>,
+      );
+      expect(first.events[0]!.init!.process_id).toBe(1);
+      // The marker only ever counts once: a client sending it gets an ordinary, listed process.
+      const md = new grpc.Metadata();
+      md.set('x-sandboxd-warm-up', 'true');
+      const marked = await collect<Event>(
+        c.Start(cfg(['true']), md) as grpc.ClientReadableStream<Event>,
+      );
+      expect(marked.events[0]!.init!.process_id).toBe(2);
+      const after = await callUnary<{ processes: { process_id: number }[] }>(session, 'List', {});
+      expect(after.processes.map((p) => p.process_id).sort()).toEqual([1, 2]);
+    } finally {
+      c.close();
+      session.close();
+      await fresh.stop();
+    }
+  });
+});
+
 describe('Start', () => {
   it('streams init first, then output, then exit', async () => {
     const { events, error } = await collect<Event>(

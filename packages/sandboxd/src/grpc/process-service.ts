@@ -78,15 +78,25 @@ export function streamProcess(
   return p.follow(send);
 }
 
+/**
+ * The daemon's own warm-up Start (grpc-server.ts), its first call, sends this: that process gets
+ * id 0 and no table entry, so no client lists or attaches to it or sees the ids shift. Only the
+ * first Start that carries it counts; later ones are ordinary Starts.
+ */
+export const WARM_UP_METADATA = 'x-sandboxd-warm-up';
+
 export function processService(deps: ProcessServiceDeps): GuardedService {
+  let warmUpPending = true;
   const start = async (call: ServerWritableStream<StartRequest, unknown>) => {
     const req = call.request;
+    const warmUp = warmUpPending && call.metadata.get(WARM_UP_METADATA).length > 0;
+    if (warmUp) warmUpPending = false;
     const cmd = await commandOf(deps, req.config);
     const slot = deps.limiter.acquire();
     if (!slot) throw sandboxdError('ResourceExhausted', deps.limiter.refusal());
     let p: ManagedProcess;
     try {
-      p = await ManagedProcess.start(deps.table.allocateId(), {
+      p = await ManagedProcess.start(warmUp ? 0 : deps.table.allocateId(), {
         ...cmd,
         ...(req.pty ? { pty: { cols: req.pty.cols, rows: req.pty.rows } } : {}),
         ptyCommand: deps.ptyCommand,
@@ -99,7 +109,7 @@ export function processService(deps: ProcessServiceDeps): GuardedService {
       throw err;
     }
     p.follow((e) => e.kind === 'exit' && slot.release());
-    deps.table.add(p);
+    if (!warmUp) deps.table.add(p);
     const detached = call.metadata
       .get(DETACH_METADATA)
       .some((v) => String(v).toLowerCase() === 'true');
