@@ -164,12 +164,15 @@ export class SandboxChildren {
     return undefined;
   }
 
-  /** The Pod write, then the pod-name annotation; AlreadyExists re-plans on the live Pod. */
+  /**
+   * The Pod write, then the pod-name annotation; AlreadyExists re-plans on the live Pod.
+   * `sandboxVersion` is the resourceVersion the annotation patch produced, if it was sent.
+   */
   async pod(
     sandbox: Sandbox,
     podPlan: PodPlan,
     signal: AbortSignal,
-  ): Promise<{ plan: PodPlan; pod?: Pod }> {
+  ): Promise<{ plan: PodPlan; pod?: Pod; sandboxVersion?: string }> {
     const ns = sandbox.metadata.namespace ?? '';
     let current = podPlan;
     let pod: Pod | undefined;
@@ -202,16 +205,22 @@ export class SandboxChildren {
       const uid = current.pod?.metadata?.uid;
       await this.delete(PODS, ns, current.write.name, uid, signal);
     }
+    let sandboxVersion: string | undefined;
     if (current.podNameAnnotation !== undefined) {
-      await this.#client.patch(
+      const patched = await this.#client.patch<Sandbox>(
         SANDBOXES,
         ns,
         sandbox.metadata.name ?? '',
         { type: 'merge', body: podNameAnnotationPatch(current.podNameAnnotation) },
         { fieldManager: SANDBOX_FIELD_OWNER, signal },
       );
+      sandboxVersion = patched.metadata.resourceVersion;
     }
-    return pod === undefined ? { plan: current } : { plan: current, pod };
+    return {
+      plan: current,
+      ...(pod !== undefined ? { pod } : {}),
+      ...(sandboxVersion !== undefined ? { sandboxVersion } : {}),
+    };
   }
 
   /** The Service decision; AlreadyExists on create decides once more on the live Service. */

@@ -51,8 +51,12 @@ type Sandbox = v1beta1.Sandbox & KubeObject;
 type SandboxStatus = v1beta1.SandboxStatus;
 type Obj<T> = T & KubeObject;
 type ReconcilePlan = Extract<SandboxPlan, { phase: 'Reconcile' }>;
-/** The reconcile context plus the context holding the `ReconcileSandbox` span. */
-type PassContext = ReconcileContext & { spanContext: Context };
+/**
+ * The reconcile context plus the context holding the `ReconcileSandbox` span, and the
+ * resourceVersions this pass's own metadata patches of the Sandbox produced (copies that predate
+ * its status write, see status-memory.ts).
+ */
+type PassContext = ReconcileContext & { spanContext: Context; produced: string[] };
 
 export interface SandboxReconcilerOptions {
   client: KubeClient;
@@ -81,7 +85,7 @@ export class SandboxReconciler implements Reconciler {
    * a second trace nor start one.
    */
   readonly #stamped = new LRUCache<string, string>({ max: 16_384 });
-  /** The last status write per Sandbox, so a pass from a cache that predates it does not repeat it. */
+  /** The last status write per Sandbox: a pass from a copy that predates it starts from it. */
   readonly #statusWrites = new StatusWriteMemory();
 
   constructor(options: SandboxReconcilerOptions) {
@@ -96,12 +100,14 @@ export class SandboxReconciler implements Reconciler {
   }
 
   async reconcile(req: Request, ctx: ReconcileContext): Promise<Result | void> {
-    const sandbox = this.#children.cached<Sandbox>(SANDBOXES, req.namespace, req.name);
-    if (sandbox === undefined || sandbox.metadata.deletionTimestamp !== undefined) {
+    const cached = this.#children.cached<Sandbox>(SANDBOXES, req.namespace, req.name);
+    if (cached === undefined || cached.metadata.deletionTimestamp !== undefined) {
       this.#writeBehind.clear(`${req.namespace}/${req.name}`);
-      if (sandbox !== undefined) this.#statusWrites.forget(sandbox.metadata.uid ?? '');
+      if (cached !== undefined) this.#statusWrites.forget(cached.metadata.uid ?? '');
       return;
     }
+    // A copy older than this process's last status write reconciles from that status.
+    const sandbox = this.#statusWrites.freshen(cached);
     const uid = sandbox.metadata.uid ?? '';
     const annotated = sandbox.metadata.annotations?.[Annotations.TraceContext];
     if (annotated) this.#stamped.delete(uid);
@@ -118,7 +124,11 @@ export class SandboxReconciler implements Reconciler {
       { attributes: reconcileSpanAttributes(sandbox) },
       parent.context,
     );
-    const pass: PassContext = { ...ctx, spanContext: trace.setSpan(parent.context, span) };
+    const pass: PassContext = {
+      ...ctx,
+      spanContext: trace.setSpan(parent.context, span),
+      produced: [],
+    };
     try {
       // §11.2 step 4: a recording span means tracing is on; stamp the trace on a Sandbox that
       // has none, so later passes (and whoever reads it) join this trace.
@@ -139,7 +149,7 @@ export class SandboxReconciler implements Reconciler {
     const uid = sandbox.metadata.uid ?? '';
     this.#stamped.set(uid, value);
     try {
-      await this.#client.patch(
+      const patched = await this.#client.patch<Sandbox>(
         SANDBOXES,
         sandbox.metadata.namespace ?? '',
         sandbox.metadata.name ?? '',
@@ -149,6 +159,7 @@ export class SandboxReconciler implements Reconciler {
         },
         { fieldManager: SANDBOX_FIELD_OWNER, signal: ctx.signal },
       );
+      if (patched.metadata.resourceVersion) ctx.produced.push(patched.metadata.resourceVersion);
     } catch (err: unknown) {
       this.#stamped.delete(uid); // not written: the next pass tries again
       if (!isNotFound(err)) throw err;
@@ -193,6 +204,7 @@ export class SandboxReconciler implements Reconciler {
     await inSpan(ctx.tracer, ctx.spanContext, 'reconcilePod', {}, async (span) => {
       try {
         const executed = await this.#children.pod(sandbox, podPlan, ctx.signal);
+        if (executed.sandboxVersion) ctx.produced.push(executed.sandboxVersion);
         podPlan = executed.plan;
         outcome.pod = executed.pod;
         const event = podStatusEvent(executed.plan, executed.pod);
@@ -247,7 +259,7 @@ export class SandboxReconciler implements Reconciler {
     const requeueAfterMs = minDefined(expiryRequeueMs, deferred.requeueAfterMs);
     const errors = returnedErrors(observed);
     try {
-      await this.#writeStatus(sandbox, status, ctx.signal);
+      await this.#writeStatus(sandbox, status, ctx.signal, ctx.produced);
     } catch (err: unknown) {
       errors.push(asError(err));
     }
@@ -318,23 +330,38 @@ export class SandboxReconciler implements Reconciler {
   }
 
   /**
-   * §11.8: skip when unchanged, or when it would repeat this process's last write from the same
-   * stale copy (status-memory.ts); else an unlocked merge patch of `status`; NotFound ignored.
+   * §11.8: skip when unchanged; else an unlocked merge patch of `status`, remembered with the
+   * versions that predate it (`produced`: this pass's own metadata patches); NotFound ignored.
    */
-  async #writeStatus(sandbox: Sandbox, next: SandboxStatus, signal: AbortSignal): Promise<void> {
+  async #writeStatus(
+    sandbox: Sandbox,
+    next: SandboxStatus,
+    signal: AbortSignal,
+    produced: readonly string[] = [],
+  ): Promise<void> {
     if (!isStatusWriteNeeded(sandbox.status, next)) return;
-    const uid = sandbox.metadata.uid ?? '';
-    const version = sandbox.metadata.resourceVersion;
-    if (!this.#statusWrites.shouldWrite(uid, version, next)) return;
     try {
-      await this.#client.patch(
+      const answer = await this.#client.patch<Sandbox>(
         SANDBOXES,
         sandbox.metadata.namespace ?? '',
         sandbox.metadata.name ?? '',
         { type: 'merge', body: statusMergePatch(sandbox.status, next) },
         { subresource: 'status', fieldManager: SANDBOX_FIELD_OWNER, signal },
       );
-      this.#statusWrites.written(uid, version, next);
+      // The answer's status, not `next`: the patch is a merge over whatever the server held, and
+      // a write landing between the pass's copy and this one (a killed manager's late patch) stays
+      // in every field this patch left alone.
+      if (answer.status !== undefined) {
+        this.#statusWrites.written(
+          sandbox.metadata.uid ?? '',
+          {
+            base: sandbox.metadata.resourceVersion,
+            produced,
+            ...(answer.metadata.resourceVersion ? { answer: answer.metadata.resourceVersion } : {}),
+          },
+          answer.status,
+        );
+      }
     } catch (err: unknown) {
       if (!isNotFound(err)) throw err;
     }

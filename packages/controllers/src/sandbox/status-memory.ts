@@ -1,71 +1,76 @@
 // The Sandbox controller's memory of its own last status write (§11.8), per Sandbox uid. A pass
-// woken by a child's event (the Pod turning Ready, a label patch) can start from an informer copy
-// of the Sandbox older than the status this process just wrote: it computes the same status again
-// and, compared against that stale copy, would send the same patch a second time. A pass that read
-// exactly the version the last write was made over, and computes what that write sent (the
-// transition times aside: recomputed from the same base they carry the later clock), is skipped. Any newer version
-// in the cache, a different status, or a restart (empty memory) writes as before, so the loop stays
-// level-triggered; the memory only removes repeats.
+// woken by a child's event (the Pod turning Ready, the pod-name annotation's own event) can start
+// from an informer copy of the Sandbox older than the status this process just wrote. Compared
+// against that stale copy it writes the same status again, and from a copy without conditions it
+// recomputes every lastTransitionTime at its own clock (a later pass then moves them back: two
+// writes for nothing). So a pass whose copy is one the memory knows to predate the last write
+// reconciles from the status it wrote instead, as an Update's answer refreshes the object in
+// client-go (the answer's status: the merge patch left alone whatever else the server held).
+// Known to predate it: the copy that write was computed from, the versions the pass's
+// own metadata patches produced before it, and the versions earlier remembered writes knew (with
+// their own answers). Any other version in the cache (it moved on, or another writer wrote) drops
+// the entry; a restart starts with none. Either way the pass reads the cache as before: the loop
+// stays level-triggered, and the memory only keeps it from going back in time.
 import type { v1beta1 } from '@agent-sandbox/api';
+import type { ObjectMeta } from '@agent-sandbox/kube-types';
 import { LRUCache } from 'lru-cache';
-import { statusEqual } from './status.ts';
 
 type SandboxStatus = v1beta1.SandboxStatus;
 
+/** How many predating versions an entry keeps (a chain of writes over one stale copy). */
+const MAX_VERSIONS = 8;
+
 /** One status write this process made. */
 export interface WrittenStatus {
-  /** The resourceVersion of the copy the write was computed from (and its patch diffed against). */
-  readonly over: string;
-  /** The status it wrote. */
+  /** resourceVersions of copies that predate the write (oldest first). */
+  readonly over: readonly string[];
+  /** The status the server answered the write with. */
   readonly status: SandboxStatus;
 }
 
-/**
- * Whether a status write computed from the copy at `cachedVersion` only repeats `last`: same base
- * version and the same status but for conditions' lastTransitionTime. From the same base a
- * transition is recomputed at the later pass's clock; the time the last write recorded is the
- * transition's, and a second write would only move it.
- */
-export function repeatsLastWrite(
+/** The status to reconcile `version` from: the remembered one when the copy predates it. */
+export function freshStatus(
   last: WrittenStatus | undefined,
-  cachedVersion: string | undefined,
-  next: SandboxStatus,
-): boolean {
-  return (
-    last !== undefined &&
-    cachedVersion !== undefined &&
-    cachedVersion === last.over &&
-    statusEqual(withoutTransitionTimes(last.status), withoutTransitionTimes(next))
-  );
+  version: string | undefined,
+): SandboxStatus | undefined {
+  if (last === undefined || version === undefined || !last.over.includes(version)) return undefined;
+  return last.status;
 }
 
-function withoutTransitionTimes(status: SandboxStatus): SandboxStatus {
-  if (status.conditions === undefined) return status;
-  return {
-    ...status,
-    conditions: status.conditions.map((c) => ({ ...c, lastTransitionTime: '' })),
-  };
-}
-
-/** The last status write per Sandbox uid (bounded: forgetting one costs one repeated write). */
+/** The last status write per Sandbox uid (bounded: forgetting one costs a repeated write). */
 export class StatusWriteMemory {
   readonly #last = new LRUCache<string, WrittenStatus>({ max: 16_384 });
 
   /**
-   * Whether to send the write of `next` for the Sandbox copy (`uid`, `version`). Forgets the
-   * entry once the cache has moved past the version it was written over.
+   * The Sandbox to reconcile: the cached copy, with the last written status when the copy
+   * predates that write. Forgets the entry once the cache shows any other version.
    */
-  shouldWrite(uid: string, version: string | undefined, next: SandboxStatus): boolean {
+  freshen<T extends { metadata: ObjectMeta; status?: SandboxStatus }>(sandbox: T): T {
+    const uid = sandbox.metadata.uid ?? '';
     const last = this.#last.get(uid);
-    if (repeatsLastWrite(last, version, next)) return false;
-    if (last !== undefined && last.over !== version) this.#last.delete(uid);
-    return true;
+    const status = freshStatus(last, sandbox.metadata.resourceVersion);
+    if (status !== undefined) return { ...sandbox, status: structuredClone(status) };
+    if (last !== undefined) this.#last.delete(uid);
+    return sandbox;
   }
 
-  /** Records a write that the API server accepted. */
-  written(uid: string, over: string | undefined, status: SandboxStatus): void {
-    if (over === undefined || uid === '') return;
-    this.#last.set(uid, { over, status: structuredClone(status) });
+  /**
+   * Records a status write the API server accepted: computed from the copy at `base`, after the
+   * pass's own patches produced `produced`, answered with `status` at version `answer`.
+   */
+  written(
+    uid: string,
+    versions: { base: string | undefined; produced: readonly string[]; answer?: string },
+    status: SandboxStatus,
+  ): void {
+    const { base, produced, answer } = versions;
+    if (base === undefined || uid === '') return;
+    const earlier = this.#last.get(uid)?.over ?? [];
+    const over = [...earlier, base, ...produced, ...(answer ? [answer] : [])];
+    this.#last.set(uid, {
+      over: [...new Set(over)].slice(-MAX_VERSIONS),
+      status: structuredClone(status),
+    });
   }
 
   forget(uid: string): void {
