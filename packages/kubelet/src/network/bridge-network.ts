@@ -118,10 +118,10 @@ export class BridgePodNetwork implements PodNetwork {
     const n = this.names(pod.uid);
     const podIp = this.ipam.allocate(pod.uid);
     const status = this.#status(pod, n, podIp);
-    if ((await this.#netnsNames()).includes(n.netns) && (await this.#configured(n, podIp)))
-      return status;
+    const made = (await this.#netnsNames()).includes(n.netns);
+    if (made && (await this.#configured(n, podIp))) return status;
     // Start over from nothing for a half-made Pod network (an agent stopped mid-setup).
-    await this.#remove(n);
+    await this.#remove(n, made);
     // The peer is made inside the netns under its final name, so it never shows on the host.
     await ipBatch(
       [
@@ -168,8 +168,9 @@ export class BridgePodNetwork implements PodNetwork {
     );
   }
 
-  async #remove(n: PodNetworkNames): Promise<void> {
-    if ((await this.#netnsNames()).includes(n.netns))
+  /** Removes `n`; `netnsMade` when the caller has just read /run/netns (once per Pod set-up). */
+  async #remove(n: PodNetworkNames, netnsMade?: boolean): Promise<void> {
+    if (netnsMade ?? (await this.#netnsNames()).includes(n.netns))
       await ip(['netns', 'delete', n.netns], `delete network namespace ${n.netns}`);
     // Deleting the netns takes its veth end and so the pair, asynchronously; a pair never moved
     // is left here. A device that vanished meanwhile is what we wanted. sysfs answers without

@@ -2,7 +2,7 @@
 // test image. Few pods, short lives: this file stays within a few seconds of container time.
 // eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
-import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import { CONFIG_MAPS, KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import type { Container, KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -525,6 +525,70 @@ describe('NodeAgent with runc', () => {
     expect(text).toContain('stdout F from the host');
     expect(text).toContain('stdout F read-only');
     await remove('hostpath');
+  });
+
+  it('writes configMap and projected volumes: items, nested paths, modes, a shared path to the later source', async () => {
+    await client.create(CONFIG_MAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'vol-cm', namespace: 'default' },
+      data: { a: 'alpha', b: 'beta', c: 'gamma' },
+    } as KubeObject);
+    await createPod(
+      'volumes',
+      testContainer('c', {
+        command: ['sleep', '60'],
+        volumeMounts: [
+          { name: 'cm', mountPath: '/cm' },
+          { name: 'p', mountPath: '/p' },
+        ],
+      }),
+      {
+        volumes: [
+          {
+            name: 'cm',
+            configMap: {
+              name: 'vol-cm',
+              items: [
+                { key: 'a', path: 'a' },
+                { key: 'b', path: 'deep/er/b', mode: 0o600 },
+              ],
+            },
+          },
+          {
+            name: 'p',
+            projected: {
+              sources: [
+                { configMap: { name: 'vol-cm', items: [{ key: 'a', path: 'same' }] } },
+                {
+                  downwardAPI: {
+                    items: [{ path: 'same', fieldRef: { fieldPath: 'metadata.name' } }],
+                  },
+                },
+                { configMap: { name: 'vol-cm', items: [{ key: 'c', path: 'x/c' }] } },
+              ],
+            },
+          },
+        ],
+      },
+    );
+    await waitFor('volumes', (x) => x.status?.phase === 'Running');
+    const out = await exec('volumes', 'c', [
+      'sh',
+      '-c',
+      'cat /cm/a /cm/deep/er/b; echo; stat -c %a /cm/deep/er/b /cm/a; ls /cm; cat /p/same /p/x/c',
+    ]);
+    expect(out.stderr).toBe('');
+    expect(out.stdout.split('\n')).toEqual([
+      'alphabeta',
+      '600',
+      '644',
+      'a',
+      'deep',
+      'volumesgamma',
+    ]);
+    await remove('volumes');
+    await client.delete(CONFIG_MAPS, 'default', 'vol-cm');
   });
 
   it('leaves a pod with a missing RuntimeClass waiting with a clear reason', async () => {

@@ -31,30 +31,53 @@ function volumeError(v: Volume, why: string): KubeletError {
   return new KubeletError('InvalidArgument', `volume "${v.name}": ${why}`);
 }
 
+type Items = { key: string; path: string; mode?: number }[] | undefined;
+type VolumeFile = { data: string | Buffer; mode: number };
+
+/** The files `items` (else every key) of `entries` make, by path relative to the volume. */
+function volumeFiles(
+  entries: Record<string, string | Buffer>,
+  items: Items,
+  mode: number,
+): Map<string, VolumeFile> {
+  const out = new Map<string, VolumeFile>();
+  const chosen: Items = items ?? Object.keys(entries).map((key) => ({ key, path: key }));
+  for (const it of chosen ?? []) {
+    const data = entries[it.key];
+    if (data !== undefined) out.set(it.path, { data, mode: it.mode ?? mode });
+  }
+  return out;
+}
+
+/**
+ * Writes `files` under `dir`, all at once: one after another, each file's three calls waited for
+ * a busy event loop in turn (a cold Pod's kube-api-access volume is three files).
+ */
+async function writeFiles(dir: string, files: ReadonlyMap<string, VolumeFile>): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await Promise.all(
+    [...files].map(async ([path, f]) => {
+      const p = join(dir, path);
+      if (dirname(p) !== dir) await mkdir(dirname(p), { recursive: true });
+      await writeFile(p, f.data);
+      await chmod(p, f.mode);
+    }),
+  );
+}
+
 async function writeItems(
   dir: string,
   entries: Record<string, string | Buffer>,
-  items: { key: string; path: string; mode?: number }[] | undefined,
+  items: Items,
   mode: number,
 ): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  const chosen: { key: string; path: string; mode?: number }[] =
-    items ?? Object.keys(entries).map((key) => ({ key, path: key }));
-  for (const it of chosen) {
-    const v = entries[it.key];
-    if (v === undefined) continue;
-    const p = join(dir, it.path);
-    await mkdir(dirname(p), { recursive: true });
-    await writeFile(p, v);
-    await chmod(p, it.mode ?? mode);
-  }
+  await writeFiles(dir, volumeFiles(entries, items, mode));
 }
 
 const b64 = (data: Record<string, string> | undefined) =>
   Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
 
 type Projection = NonNullable<NonNullable<Volume['projected']>['sources']>[number];
-type Items = { key: string; path: string; mode?: number }[] | undefined;
 
 /** The files one projected source contributes; undefined for a source kind we do not know. */
 async function projectedFiles(
@@ -140,9 +163,13 @@ export async function prepareVolumes(
         (v.projected.sources ?? []).map((p) => projectedFiles(pod, v, p, src)),
       );
       await rm(dir, { recursive: true, force: true });
-      await mkdir(dir, { recursive: true });
       const mode = v.projected.defaultMode ?? 0o644;
-      for (const f of files) if (f) await writeItems(dir, f.entries, f.items, mode);
+      // A path two sources name holds the later one's file, as when they were written in turn.
+      const merged = new Map<string, VolumeFile>();
+      for (const f of files)
+        if (f)
+          for (const [path, file] of volumeFiles(f.entries, f.items, mode)) merged.set(path, file);
+      await writeFiles(dir, merged);
     } else if (v.persistentVolumeClaim) {
       const uid = await src.claimUid(ns, v.persistentVolumeClaim.claimName);
       if (!uid)
