@@ -153,7 +153,17 @@ export function defineClaimFailures(target: TestTarget): void {
         const { client, namespace: ns } = w.ct;
         const [only] = await w.readyPool(1);
         await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
-        await claimWhere(client, ns, 'c', readyOn(only ?? ''));
+        // Ready, and the Ready pass's trailing first-ready-at stamp in: a stamp landing after the
+        // spec edit below would make the failing pass's locked status patch lose (409, dropped)
+        // and the retry write Ready without ReconcilerError ever being written.
+        await claimWhere(
+          client,
+          ns,
+          'c',
+          (c) =>
+            readyOn(only ?? '')(c) &&
+            c.metadata.annotations?.[Annotations.ClaimFirstReadyAt] !== undefined,
+        );
         const sandboxPatch = new RegExp(`/sandboxes/${only}(\\?|$)`);
         const patch = w.gate.failNext('PATCH', sandboxPatch, { body: /sandbox\.users\.io\/team/ });
         const mark = w.gate.writes.length;
