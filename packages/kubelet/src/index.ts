@@ -46,7 +46,12 @@ export type {
   TerminalSize,
 } from './streaming/backend.ts';
 export { CriLogWriter, type LogStream } from './streaming/cri-log.ts';
-export { podContainersBackend } from './streaming/pod-containers-backend.ts';
+export {
+  podContainersBackend,
+  type ExecEvent,
+  type ExecPath,
+  type PodContainersBackendOptions,
+} from './streaming/pod-containers-backend.ts';
 export {
   startStreamingServer,
   type StreamingServerHandle,

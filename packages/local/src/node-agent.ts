@@ -144,6 +144,7 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
           nodeName: agent.name,
           pkiDir: join(dir, 'pki'),
           registry: ctx.nodeStreams,
+          ...(o.log ? { log: o.log } : {}),
         });
         undo.push(() => streaming.stop());
         emit({ type: 'streaming', url: streaming.url });

@@ -5,6 +5,7 @@ import { ensureCertificates } from '@agent-sandbox/apiserver';
 import {
   podContainersBackend,
   startStreamingServer,
+  type NodeLogger,
   type PodContainers,
 } from '@agent-sandbox/kubelet';
 import { randomBytes } from 'node:crypto';
@@ -18,12 +19,24 @@ export interface NodeStreaming {
 
 export async function startNodeStreaming(
   containers: PodContainers,
-  o: { nodeName: string; pkiDir: string; registry: NodeStreamRegistry },
+  o: { nodeName: string; pkiDir: string; registry: NodeStreamRegistry; log?: NodeLogger },
 ): Promise<NodeStreaming> {
   const certs = await ensureCertificates({ dir: o.pkiDir });
   const token = randomBytes(32).toString('base64url');
   const server = await startStreamingServer({
-    backend: podContainersBackend(containers),
+    backend: podContainersBackend(containers, {
+      // path: daemon (a fork by the in-sandbox daemon, ADR 0037) or runtime (runc/runsc exec).
+      onExec: (e) =>
+        o.log?.info(
+          {
+            pod: `${e.target.namespace}/${e.target.pod}`,
+            container: e.target.container,
+            path: e.path,
+            startMs: Math.round(e.startMs * 10) / 10,
+          },
+          'exec',
+        ),
+    }),
     tls: { cert: certs.cert, key: certs.key },
     token,
   });

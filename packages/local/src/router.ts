@@ -84,6 +84,7 @@ export function hostNetworkPods(containers: PodContainers): PodContainers {
     execCommand: (pod, container, argv, opts) => containers.execCommand(pod, container, argv, opts),
     logPath: (pod, container, opts) => containers.logPath(pod, container, opts),
     attach: (pod, container) => containers.attach(pod, container),
+    daemonExec: async (pod, container, argv) => containers.daemonExec?.(pod, container, argv),
     netnsPath: (pod) =>
       isRouterPod(pod) ? `/proc/${process.pid}/ns/net` : containers.netnsPath(pod),
   };

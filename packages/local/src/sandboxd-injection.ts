@@ -30,6 +30,7 @@ export function daemonArgv(
   launchArgv: readonly string[],
   pod: Pod,
   container: Container,
+  opts: { nodeExecSocket?: string } = {},
 ): string[] | undefined {
   if (pod.metadata?.annotations?.[SANDBOXD_ANNOTATION] === 'disabled') return undefined;
   // The workload's own use of 8080/9090/8888 wins over the daemon's listener on that port.
@@ -38,6 +39,7 @@ export function daemonArgv(
     '--root-dir',
     container.workingDir || DEFAULT_DAEMON_ROOT,
     '--skip-busy-ports',
+    ...(opts.nodeExecSocket ? ['--node-exec-socket', opts.nodeExecSocket] : []),
   ];
 }
 
@@ -62,7 +64,7 @@ export async function prepareSandboxd(dir: string): Promise<SandboxdInjection> {
   return {
     mounts: launch.mounts.map((m) => ({ destination: m.containerPath, source: m.hostPath })),
     daemon: {
-      argv: (pod, container) => daemonArgv(launch.argv, pod, container),
+      argv: (pod, container, opts) => daemonArgv(launch.argv, pod, container, opts),
       // Pod Ready waits for all three (the launch sets no port flags): the SDK's first call
       // (gRPC or REST) or the upstream SDK's (legacy) must find the daemon listening.
       readyPorts: () => SANDBOXD_DEFAULT_PORTS,

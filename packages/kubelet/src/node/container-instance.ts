@@ -37,6 +37,8 @@ export class ContainerInstance {
   readonly id = randomBytes(32).toString('hex');
   readonly spec: InstanceSpec;
   process: ContainerProcess | undefined;
+  /** config.json's `process` once the bundle is written: what an exec applies (ADR 0037). */
+  processConfig: Record<string, unknown> | undefined;
   readonly #listeners = new Set<(stream: 'stdout' | 'stderr', chunk: Buffer) => void>();
   #stopped = false;
   /** When a stop under way sends SIGKILL. */
@@ -76,6 +78,7 @@ export class ContainerInstance {
       await writeFile(terminationLog, '');
       const config = this.spec.config(rootfs.path, terminationLog);
       await writeFile(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+      this.processConfig = config['process'] as Record<string, unknown> | undefined;
       return config;
     });
     if (this.spec.runtime.cgroupOwner === 'agent') {

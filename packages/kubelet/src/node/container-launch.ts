@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ImageRecord } from '../images/image-store.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import { NODE_EXEC_MOUNT } from '../node-exec/exec-socket.ts';
 import { buildOciSpec } from '../runtime/oci-spec.ts';
 import { resolveEnv } from './container-env.ts';
 import { ContainerInstance } from './container-instance.ts';
@@ -57,6 +58,9 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
     n,
   );
   const dir = instanceDir(o.podDir, c.name, n);
+  // With a daemon and a runtime that lets it dial the host, the Pod's exec socket is mounted in.
+  const nodeExec =
+    ctx.podDaemon && runtime.daemonExec ? await ctx.nodeExec.open(uid, o.podDir) : undefined;
   const instance = new ContainerInstance({
     runtime,
     dir,
@@ -84,7 +88,10 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
             readOnly: false,
           },
         ],
-        extraReadOnlyMounts: ctx.extraReadOnlyMounts,
+        extraReadOnlyMounts: [
+          ...ctx.extraReadOnlyMounts,
+          ...(nodeExec ? [{ destination: NODE_EXEC_MOUNT, source: nodeExec }] : []),
+        ],
         pidsLimit: runtime.hostPidsLimit(ctx.pidsLimit),
         nodeMemoryBytes: ctx.nodeMemoryBytes,
       }),

@@ -95,11 +95,13 @@ export function podDaemonRun(o: {
   log: NodeLogger;
   key: string;
   onGate: (listening: boolean) => void;
+  /** The Pod's node-exec socket as the container sees it, when the agent listens on one. */
+  nodeExecSocket?: string;
 }): PodDaemonRun | undefined {
   const { daemon, pod, container: c, instance } = o;
   const process = instance.process;
   if (!daemon || c.name !== pod.spec?.containers?.[0]?.name || !process) return undefined;
-  const argv = daemon.argv(pod, c);
+  const argv = daemon.argv(pod, c, o.nodeExecSocket ? { nodeExecSocket: o.nodeExecSocket } : {});
   if (!argv) return undefined;
   const ports = daemon.readyPorts?.(pod, c) ?? [];
   const gate = ports.length > 0 ? new DaemonGate(ports, o.target, o.onGate) : undefined;

@@ -27,11 +27,13 @@ import { join } from 'node:path';
 import { KubeletError } from '../errors.ts';
 import type { ImageService } from '../images/image-service.ts';
 import type { PodNetwork } from '../network/pod-network.ts';
+import { execStart } from '../node-exec/exec-spec.ts';
+import { NodeExecSockets } from '../node-exec/registry.ts';
 import type { ContainerRuntime, HostCommand } from '../runtime/container-runtime.ts';
 import { removeMountedDir } from './container-rootfs.ts';
 import type { NodeContext, NodeLogger } from './node-context.ts';
 import { desiredLease, desiredNode, nodeStatus, type NodeFacts } from './node-object.ts';
-import type { AttachTarget, PodContainers, PodRef } from './pod-containers.ts';
+import type { AttachTarget, DaemonExec, PodContainers, PodRef } from './pod-containers.ts';
 import type { PodDaemon } from './pod-daemon.ts';
 import type { PodPhaseSink } from './pod-phases.ts';
 import { PodWorker } from './pod-worker.ts';
@@ -110,6 +112,7 @@ export class NodeAgent implements PodContainers {
   readonly #ctx: NodeContext;
   readonly #workers = new Map<string, PodWorker>();
   readonly #runtimes = new Map<string, ContainerRuntime>();
+  readonly #nodeExec = new NodeExecSockets();
   readonly #abort = new AbortController();
   #timers: NodeJS.Timeout[] = [];
   #defaultHandler = '';
@@ -138,6 +141,7 @@ export class NodeAgent implements PodContainers {
       cgroupParent: options.cgroupParent ?? CGROUP_PARENT,
       extraReadOnlyMounts: options.extraReadOnlyMounts ?? [],
       podDaemon: options.podDaemon,
+      nodeExec: this.#nodeExec,
       onPhase: options.onPhase,
       objects: {
         configMap: (ns, name) => get<ConfigMap & KubeObject>(CONFIG_MAPS, ns, name),
@@ -231,6 +235,7 @@ export class NodeAgent implements PodContainers {
     for (const w of this.#workers.values()) w.vanish();
     await Promise.all([...this.#workers.values()].map((w) => w.done));
     await Promise.allSettled(this.#running);
+    await this.#nodeExec.closeAll(this.#ctx.podsDir);
     await removeCgroups(this.#ctx.cgroupParent, '');
   }
 
@@ -401,6 +406,7 @@ export class NodeAgent implements PodContainers {
   }
 
   async #releasePod(uid: string): Promise<void> {
+    await this.#nodeExec.close(uid, join(this.#ctx.podsDir, uid));
     await this.#o.network.tearDown({ uid });
     await removeCgroups(this.#ctx.cgroupParent, `pod${uid}`);
     await removeMountedDir(join(this.#ctx.podsDir, uid));
@@ -450,6 +456,20 @@ export class NodeAgent implements PodContainers {
   ): HostCommand {
     const { w, instance } = this.#running_(pod, container);
     return (w.runtime as ContainerRuntime).execCommand(instance.id, argv, opts);
+  }
+
+  async daemonExec(
+    pod: PodRef,
+    container: string,
+    argv: readonly string[],
+  ): Promise<DaemonExec | undefined> {
+    const { w, instance } = this.#running_(pod, container);
+    // The daemon lives in the first app container: only its execs can be its forks.
+    if (container !== w.pod.spec?.containers?.[0]?.name || !instance.processConfig)
+      return undefined;
+    const proc = instance.processConfig;
+    const conn = await this.#nodeExec.get(w.uid)?.take();
+    return conn && { ...conn, start: execStart(proc, argv) };
   }
 
   logPath(

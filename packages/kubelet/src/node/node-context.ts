@@ -4,6 +4,7 @@ import type { Pod, PodStatus } from '@agent-sandbox/kube-types';
 import type { ImageService } from '../images/image-service.ts';
 import type { PodNetwork } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import type { NodeExecSockets } from '../node-exec/registry.ts';
 import type { PodDaemon } from './pod-daemon.ts';
 import type { PodPhaseSink } from './pod-phases.ts';
 import type { VolumeSource } from './pod-volumes.ts';
@@ -32,6 +33,8 @@ export interface NodeContext {
   extraReadOnlyMounts: readonly { destination: string; source: string }[];
   /** Started in each Pod's first app container once it runs (the in-sandbox daemon). */
   podDaemon: PodDaemon | undefined;
+  /** The per-Pod sockets execs reach the daemon through (ADR 0037). */
+  nodeExec: NodeExecSockets;
   /** Receives the timed steps of each Pod's start (profiling); absent: not measured. */
   onPhase: PodPhaseSink | undefined;
   /** The runtime the pod's runtimeClassName selects; throws naming a missing class or handler. */

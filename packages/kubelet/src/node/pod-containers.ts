@@ -1,5 +1,7 @@
 // What the node agent offers the streaming server (kubelet-io's packages/kubelet/src/streaming):
 // exec, attach, logs and port-forward all start from a Pod the agent runs on this node.
+import type { NodeExecStart } from '@agent-sandbox/protocol/node-exec';
+import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import type { HostCommand } from '../runtime/container-runtime.ts';
 
@@ -21,6 +23,15 @@ export interface AttachTarget {
   tty: boolean;
 }
 
+/** An idle connection of the container's in-sandbox daemon, taken for one exec (ADR 0037). */
+export interface DaemonExec {
+  socket: Socket;
+  /** The start frame: `argv` with the container's env and working directory. */
+  start: NodeExecStart;
+  /** Call once the exec is over (frees the Pod's session slot). */
+  done(): void;
+}
+
 /**
  * Contract (all methods throw KubeletError `NotFound` for a pod or container this node does
  * not run, naming it, and `NotRunning` for a container that is not running now, naming its state):
@@ -30,6 +41,10 @@ export interface AttachTarget {
  *   or of the previous terminated one with `previous`; undefined when that instance has none.
  *   The file may keep growing while the container runs (follow it); `running` says whether it can.
  * - `attach()` returns the live primary process.
+ * - `daemonExec()` returns a daemon connection for an exec of `argv`, or undefined when the
+ *   container has no daemon to fork it (another container, no connection registered, the
+ *   runtime cannot reach a host socket, the Pod at its session bound). Optional: absent, no
+ *   exec goes through a daemon.
  * - `netnsPath()` returns the pod's network namespace file (port-forward dials 127.0.0.1 in it).
  */
 export interface PodContainers {
@@ -45,5 +60,10 @@ export interface PodContainers {
     opts: { previous: boolean },
   ): { path: string; running: boolean } | undefined;
   attach(pod: PodRef, container: string): AttachTarget;
+  daemonExec?(
+    pod: PodRef,
+    container: string,
+    argv: readonly string[],
+  ): Promise<DaemonExec | undefined>;
   netnsPath(pod: PodRef): string;
 }

@@ -12,9 +12,15 @@ import type { NodeLogger } from './node-context.ts';
 /**
  * Contract: `argv()` is pure and cheap; it returns the command to run inside `container` of
  * `pod` (paths as the container sees them), or undefined when this Pod gets no daemon (opt-out).
+ * `nodeExecSocket`, when given, is the agent's exec socket inside the container (ADR 0037) for
+ * the daemon to dial.
  */
 export interface PodDaemon {
-  argv(pod: Pod, container: Container): readonly string[] | undefined;
+  argv(
+    pod: Pod,
+    container: Container,
+    opts?: { nodeExecSocket?: string },
+  ): readonly string[] | undefined;
   /**
    * The TCP ports the daemon serves once it is up. The node holds the container's ready flag
    * (and so the Pod's Ready condition) until each accepts a connection, after every (re)start of

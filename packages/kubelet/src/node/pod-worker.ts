@@ -20,6 +20,7 @@ import { instanceDir, launchContainer, type ContainerMounts } from './container-
 import { checkProbes, instanceProbeTarget, instanceProber } from './container-probes.ts';
 import { pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
+import { NODE_EXEC_SOCKET } from '../node-exec/exec-socket.ts';
 import { podDaemonRun } from './daemon-gate.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { preparePodSandbox } from './pod-sandbox.ts';
@@ -311,6 +312,7 @@ export class PodWorker {
           }),
           log: this.#ctx.log,
           key: `${this.#key}/${c.name}`,
+          ...(this.#ctx.nodeExec.get(this.uid) ? { nodeExecSocket: NODE_EXEC_SOCKET } : {}),
           onGate: () => {
             slot.record.ready = prober ? ready(prober.flags.ready) : false;
             void this.#publish();

@@ -100,6 +100,7 @@ export class BwrapRuntime implements ContainerRuntime {
   readonly handler = 'bubblewrap';
   readonly scheme = 'bubblewrap';
   readonly cgroupOwner = 'agent';
+  readonly daemonExec = true;
   readonly #o: Required<BwrapRuntimeOptions>;
   readonly #running = new Map<string, Running>();
 

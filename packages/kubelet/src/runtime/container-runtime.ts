@@ -73,6 +73,12 @@ export interface ContainerRuntime {
    */
   readonly cgroupOwner: 'runtime' | 'agent';
   /**
+   * Whether a process in the container can dial a host unix socket bind-mounted into it, so
+   * execs can go through the in-sandbox daemon (ADR 0037): runc and bubblewrap yes, runsc only
+   * with `--host-uds=open`. Absent: no.
+   */
+  readonly daemonExec?: boolean;
+  /**
    * The host pids.max that allows the container `limit` processes: the runtime's own tasks in the
    * container's cgroup (gVisor's sentry threads and ptrace stubs) count too. Pure.
    */

@@ -29,6 +29,8 @@ export interface OciCliRuntimeOptions {
   keep?: boolean;
   /** @default 'runtime' */
   cgroupOwner?: 'runtime' | 'agent';
+  /** ContainerRuntime.daemonExec. @default true */
+  daemonExec?: boolean;
   /** @default the limit itself */
   hostPidsLimit?: (limit: number) => number;
   /** argv that `run` is spawned through (the runtime's own argv is appended). */
@@ -45,6 +47,7 @@ export class OciCliRuntime implements ContainerRuntime {
   readonly handler: string;
   readonly scheme: string;
   readonly cgroupOwner: 'runtime' | 'agent';
+  readonly daemonExec: boolean;
   readonly #o: OciCliRuntimeOptions;
 
   constructor(options: OciCliRuntimeOptions) {
@@ -52,6 +55,7 @@ export class OciCliRuntime implements ContainerRuntime {
     this.handler = options.handler;
     this.scheme = options.scheme;
     this.cgroupOwner = options.cgroupOwner ?? 'runtime';
+    this.daemonExec = options.daemonExec ?? true;
   }
 
   hostPidsLimit(limit: number): number {
@@ -177,11 +181,22 @@ export function gvisorHostPids(limit: number): number {
  * (`--network=sandbox`) over the Pod's network namespace: the sandbox moves eth0's addresses into
  * netstack, so the host namespace shows the interface without them while the Pod runs.
  */
-export function runscRuntime(stateDir: string, binary = 'runsc'): OciCliRuntime {
+export function runscRuntime(
+  stateDir: string,
+  binary = 'runsc',
+  opts: { hostUds?: boolean } = {},
+): OciCliRuntime {
   return new OciCliRuntime({
     binary,
     stateDir,
-    globalArgs: ['--platform=ptrace', '--network=sandbox'],
+    globalArgs: [
+      '--platform=ptrace',
+      '--network=sandbox',
+      ...(opts.hostUds ? ['--host-uds=open'] : []),
+    ],
+    // Execs through the daemon need the sandbox to dial the agent's socket, which only
+    // --host-uds=open allows — and it allows every host socket in the sandbox's mounts: opt-in.
+    daemonExec: opts.hostUds === true,
     handler: 'runsc',
     scheme: 'gvisor',
     installHint: 'install gVisor (apt-get install runsc)',

@@ -1,9 +1,17 @@
-// The streaming server's backend on top of the node agent's PodContainers seam: exec spawns the
-// runtime's host command (on a pty for TTY sessions), attach joins the primary process,
+// The streaming server's backend on top of the node agent's PodContainers seam: exec goes through
+// the container's in-sandbox daemon where one is registered (ADR 0037), else spawns the runtime's
+// host command (on a pty for TTY sessions); attach joins the primary process,
 // port-forward dials inside the Pod's network namespace, logs read the CRI file of an instance.
 import { KubeletError } from '../errors.ts';
 import type { PodContainers, PodRef } from '../node/pod-containers.ts';
-import type { ContainerTarget, PodTarget, StreamingBackend } from './backend.ts';
+import { daemonExec } from '../node-exec/daemon-exec.ts';
+import type {
+  ContainerTarget,
+  PodTarget,
+  StreamingBackend,
+  StreamProcess,
+  StreamSelection,
+} from './backend.ts';
 import { attachStreamProcess, spawnStreamProcess } from './host-process.ts';
 import { dialInNetns, type NetnsDialOptions } from './netns-dial.ts';
 
@@ -13,17 +21,58 @@ function podRef(t: PodTarget): PodRef {
     : { namespace: t.namespace, name: t.pod, uid: t.uid };
 }
 
-/** @param dial how port-forward reaches a port in a netns (tests may point it elsewhere) */
+/** Which way an exec went: a fork by the in-sandbox daemon, or the runtime's exec. */
+export type ExecPath = 'daemon' | 'runtime';
+
+/** One exec as it started, for the node's log line and metric. */
+export interface ExecEvent {
+  target: ContainerTarget;
+  path: ExecPath;
+  /** From the request to the process running (the daemon's ack, or the runtime command spawned). */
+  startMs: number;
+}
+
+export interface PodContainersBackendOptions extends NetnsDialOptions {
+  /** Hears every exec that started. */
+  onExec?: (e: ExecEvent) => void;
+}
+
+/** Through the daemon when it answers (non-TTY, first cut of ADR 0037), else the runtime's exec. */
+async function execProcess(
+  containers: PodContainers,
+  target: ContainerTarget,
+  command: string[],
+  streams: StreamSelection,
+): Promise<{ process: StreamProcess; path: ExecPath }> {
+  const ref = podRef(target);
+  const conn = streams.tty
+    ? undefined
+    : await containers.daemonExec?.(ref, target.container, command);
+  if (conn) {
+    const process = await daemonExec(conn.socket, conn.start, streams);
+    if (process) {
+      void process.exited.finally(conn.done);
+      return { process, path: 'daemon' };
+    }
+    conn.done();
+  }
+  const cmd = containers.execCommand(ref, target.container, command, { tty: streams.tty });
+  return { process: await spawnStreamProcess(cmd, streams), path: 'runtime' };
+}
+
+/** @param options how port-forward reaches a port in a netns (tests may point it elsewhere) */
 export function podContainersBackend(
   containers: PodContainers,
-  dial: NetnsDialOptions = {},
+  options: PodContainersBackendOptions = {},
 ): StreamingBackend {
+  const { onExec, ...dial } = options;
   return {
-    exec: async (target, command, streams) =>
-      spawnStreamProcess(
-        containers.execCommand(podRef(target), target.container, command, { tty: streams.tty }),
-        streams,
-      ),
+    exec: async (target, command, streams) => {
+      const at = performance.now();
+      const { process, path } = await execProcess(containers, target, command, streams);
+      onExec?.({ target, path, startMs: performance.now() - at });
+      return process;
+    },
     attach: async (target, streams) =>
       attachStreamProcess(containers.attach(podRef(target), target.container), streams),
     portForward: async (target, port) =>

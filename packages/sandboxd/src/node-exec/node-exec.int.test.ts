@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxd, type SandboxdHandle } from '../daemon.ts';
 import { parseFlags } from '../flags.ts';
-import { encodeFrame, FrameDecoder, FrameType, type Frame } from './frames.ts';
+import {
+  encodeFrame,
+  FrameDecoder,
+  FrameType,
+  type Frame,
+} from '@agent-sandbox/protocol/node-exec';
 
 let dir: string;
 let server: Server;

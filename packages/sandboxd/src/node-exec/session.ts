@@ -16,7 +16,7 @@ import {
   MAX_FRAME_BYTES,
   parseStart,
   type Frame,
-} from './frames.ts';
+} from '@agent-sandbox/protocol/node-exec';
 
 const SIGNALS = constants.signals as Record<string, number>;
 

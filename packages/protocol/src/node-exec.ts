@@ -1,4 +1,5 @@
-// The node-exec wire (ADR 0037): the node agent's exec channel into a sandbox. Frames are
+// The node-exec wire (ADR 0037): the node agent's exec channel into a sandbox (sandboxd dials,
+// the kubelet listens; both import this file). Frames are
 // [u32 big-endian payload length][u8 type][payload], at most MAX_FRAME_BYTES of payload; control
 // frames carry JSON. One connection carries one exec. The peer is the other side of a trust
 // boundary both ways, so the decoder refuses what is malformed instead of guessing.
