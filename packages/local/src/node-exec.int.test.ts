@@ -7,92 +7,50 @@
 // the Pod's exec socket (garbage, an oversize frame, a bad exit code, silence) cannot crash the
 // agent or hold an exec past the start deadline; another Pod does not see this Pod's socket.
 // gVisor without --host-uds=open keeps `runsc exec`.
-import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
-import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import { type KubeClient, PODS } from '@agent-sandbox/kube';
 import type { KubeObject, Pod, PodSecurityContext } from '@agent-sandbox/kube-types';
 import {
-  ImageService,
-  ImageStore,
-  LoopbackPodNetwork,
-  NodeAgent,
-  RegistryClient,
-  bwrapRuntime,
-  hostNodeFacts,
-  loadOciLayout,
+  type NodeAgent,
   podContainersBackend,
-  runcRuntime,
-  runscRuntime,
   type ExecPath,
   type PodDaemon,
   type StreamingBackend,
 } from '@agent-sandbox/kubelet';
-import { buildTestImage, createRuntimeClass, findLeaks } from '@agent-sandbox/kubelet/testing';
 import { statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOXD_ANNOTATION, prepareSandboxd } from './sandboxd-injection.ts';
+import { SANDBOXD_ANNOTATION } from './sandboxd-injection.ts';
+import {
+  INJECTED_AGENT_IMAGE,
+  startInjectedAgent,
+  type InjectedAgentWorld,
+} from './testing/injected-agent.ts';
 
 type PodObject = Pod & KubeObject;
-const IMAGE = 'localhost/test/busybox:v1';
-const NETNS_PREFIX = 'asb-lo-nexe-';
+const IMAGE = INJECTED_AGENT_IMAGE;
 
-let api: TestApiServer;
+let world: InjectedAgentWorld;
 let client: KubeClient;
-let dir: string;
 let agent: NodeAgent;
+let dir: string;
 let daemon: PodDaemon;
 let backend: StreamingBackend;
 let lastPath: ExecPath | undefined;
-const podUids: string[] = [];
+/** Other suites run node agents at the same time: only these Pods' cgroups are ours to check. */
+let podUids: string[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'asb-nexe-'));
-  api = await startTestApiServer();
-  client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
-  const store = new ImageStore(join(dir, 'images'));
-  await loadOciLayout(store, (await buildTestImage(join(dir, 'build'))).layoutDir, IMAGE);
-  const injection = await prepareSandboxd(join(dir, 'node'));
-  daemon = injection.daemon;
-  agent = new NodeAgent({
-    client,
-    facts: hostNodeFacts('node-nexe'),
-    runtimes: [
-      runcRuntime(join(dir, 'runc')),
-      runscRuntime(join(dir, 'runsc')),
-      bwrapRuntime(join(dir, 'bwrap')),
-    ],
-    network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
-    images: new ImageService(store, new RegistryClient()),
-    dataDir: join(dir, 'node'),
-    backoffBaseMs: 200,
-    extraReadOnlyMounts: injection.mounts,
-    podDaemon: injection.daemon,
-  });
-  await agent.start();
+  world = await startInjectedAgent('nexe');
+  ({ client, agent, podUids } = world);
+  ({ dir, daemon } = world);
   backend = podContainersBackend(agent, { onExec: (e) => (lastPath = e.path) });
-  await createRuntimeClass(client, 'gvisor', 'runsc');
-  await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
 }, 60_000);
 
 afterAll(async () => {
-  await agent?.stop();
-  const leaks = dir
-    ? findLeaks({
-        dataDir: dir,
-        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc'), join(dir, 'bwrap')],
-        netnsPrefix: NETNS_PREFIX,
-      })
-    : [];
-  await client?.close();
-  await api?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  const leaks = world ? await world.stop() : [];
   expect(podUids.length).toBeGreaterThan(0);
-  expect(
-    leaks.filter((l) => !l.startsWith('cgroup ') || podUids.some((u) => l.includes(u))),
-  ).toEqual([]);
+  expect(leaks).toEqual([]);
 });
 
 interface PodExtra {

@@ -3,83 +3,36 @@
 // runc, gVisor and bubblewrap — running busybox's own sh; a workload's own port 8080 stays the workload's;
 // the opt-out annotation leaves a Pod without it;
 // the daemon dies with its container (the leak check finds nothing).
-import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
-import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import { type KubeClient, PODS } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
-import {
-  ImageService,
-  ImageStore,
-  LoopbackPodNetwork,
-  NodeAgent,
-  RegistryClient,
-  bwrapRuntime,
-  hostNodeFacts,
-  loadOciLayout,
-  runcRuntime,
-  runscRuntime,
-} from '@agent-sandbox/kubelet';
-import { buildTestImage, createRuntimeClass, findLeaks } from '@agent-sandbox/kubelet/testing';
+import { type NodeAgent } from '@agent-sandbox/kubelet';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOXD_ANNOTATION, prepareSandboxd } from './sandboxd-injection.ts';
+import { SANDBOXD_ANNOTATION } from './sandboxd-injection.ts';
+import {
+  INJECTED_AGENT_IMAGE,
+  startInjectedAgent,
+  type InjectedAgentWorld,
+} from './testing/injected-agent.ts';
 
 type PodObject = Pod & KubeObject;
-const IMAGE = 'localhost/test/busybox:v1';
-const NETNS_PREFIX = 'asb-lo-sbxd-';
+const IMAGE = INJECTED_AGENT_IMAGE;
 
-let api: TestApiServer;
+let world: InjectedAgentWorld;
 let client: KubeClient;
-let dir: string;
 let agent: NodeAgent;
 /** Other suites run node agents at the same time: only these Pods' cgroups are ours to check. */
-const podUids: string[] = [];
+let podUids: string[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'asb-sbxd-'));
-  api = await startTestApiServer();
-  client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
-  const store = new ImageStore(join(dir, 'images'));
-  await loadOciLayout(store, (await buildTestImage(join(dir, 'build'))).layoutDir, IMAGE);
-  const injection = await prepareSandboxd(join(dir, 'node'));
-  agent = new NodeAgent({
-    client,
-    facts: hostNodeFacts('node-sbxd'),
-    runtimes: [
-      runcRuntime(join(dir, 'runc')),
-      runscRuntime(join(dir, 'runsc')),
-      bwrapRuntime(join(dir, 'bwrap')),
-    ],
-    network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
-    images: new ImageService(store, new RegistryClient()),
-    dataDir: join(dir, 'node'),
-    backoffBaseMs: 200,
-    extraReadOnlyMounts: injection.mounts,
-    podDaemon: injection.daemon,
-  });
-  await agent.start();
-  await createRuntimeClass(client, 'gvisor', 'runsc');
-  await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
+  world = await startInjectedAgent('sbxd');
+  ({ client, agent, podUids } = world);
 }, 60_000);
 
 afterAll(async () => {
-  await agent?.stop();
-  const leaks = dir
-    ? findLeaks({
-        dataDir: dir,
-        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc'), join(dir, 'bwrap')],
-        netnsPrefix: NETNS_PREFIX,
-      })
-    : [];
-  await client?.close();
-  await api?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  const leaks = world ? await world.stop() : [];
   expect(podUids.length).toBeGreaterThan(0);
-  expect(
-    leaks.filter((l) => !l.startsWith('cgroup ') || podUids.some((u) => l.includes(u))),
-  ).toEqual([]);
+  expect(leaks).toEqual([]);
 });
 
 async function runningPod(

@@ -1,0 +1,79 @@
+// A node agent with the in-sandbox daemon injected, as `up` runs it, over a test API server and
+// the busybox test image, under runc, gVisor and bubblewrap: the world of the suites that check
+// what the injection gives a Pod (sandboxd-injection.int, node-exec.int).
+import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
+import { KubeClient, kubeConfigFromFile } from '@agent-sandbox/kube';
+import {
+  ImageService,
+  ImageStore,
+  LoopbackPodNetwork,
+  NodeAgent,
+  RegistryClient,
+  bwrapRuntime,
+  hostNodeFacts,
+  loadOciLayout,
+  runcRuntime,
+  runscRuntime,
+  type PodDaemon,
+} from '@agent-sandbox/kubelet';
+import { buildTestImage, createRuntimeClass, findLeaks } from '@agent-sandbox/kubelet/testing';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareSandboxd } from '../sandboxd-injection.ts';
+
+export const INJECTED_AGENT_IMAGE = 'localhost/test/busybox:v1';
+
+export interface InjectedAgentWorld {
+  /** The temp directory holding the image store, the node's data dir and runtime state. */
+  dir: string;
+  api: TestApiServer;
+  client: KubeClient;
+  agent: NodeAgent;
+  daemon: PodDaemon;
+  /** The uids of the Pods a suite made: other suites run agents at once, only these are ours. */
+  podUids: string[];
+  /** Stops everything and removes the dir; answers what the leak check found of this world. */
+  stop(): Promise<string[]>;
+}
+
+/** `name` names the node (`node-<name>`), the temp dir and the netns prefix (`asb-lo-<name>-`). */
+export async function startInjectedAgent(name: string): Promise<InjectedAgentWorld> {
+  const dir = await mkdtemp(join(tmpdir(), `asb-${name}-`));
+  const netnsPrefix = `asb-lo-${name}-`;
+  const api = await startTestApiServer();
+  const client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
+  const store = new ImageStore(join(dir, 'images'));
+  const image = await buildTestImage(join(dir, 'build'));
+  await loadOciLayout(store, image.layoutDir, INJECTED_AGENT_IMAGE);
+  const injection = await prepareSandboxd(join(dir, 'node'));
+  const runtimeStateDirs = [join(dir, 'runc'), join(dir, 'runsc'), join(dir, 'bwrap')];
+  const agent = new NodeAgent({
+    client,
+    facts: hostNodeFacts(`node-${name}`),
+    runtimes: [
+      runcRuntime(join(dir, 'runc')),
+      runscRuntime(join(dir, 'runsc')),
+      bwrapRuntime(join(dir, 'bwrap')),
+    ],
+    network: new LoopbackPodNetwork({ prefix: netnsPrefix }),
+    images: new ImageService(store, new RegistryClient()),
+    dataDir: join(dir, 'node'),
+    backoffBaseMs: 200,
+    extraReadOnlyMounts: injection.mounts,
+    podDaemon: injection.daemon,
+  });
+  await agent.start();
+  await createRuntimeClass(client, 'gvisor', 'runsc');
+  await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
+  const podUids: string[] = [];
+  const stop = async (): Promise<string[]> => {
+    await agent.stop();
+    const leaks = findLeaks({ dataDir: dir, runtimeStateDirs, netnsPrefix });
+    await client.close();
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+    return leaks.filter((l) => !l.startsWith('cgroup ') || podUids.some((u) => l.includes(u)));
+  };
+  return { dir, api, client, agent, daemon: injection.daemon, podUids, stop };
+}
