@@ -19,6 +19,15 @@ import { openClaimTarget, type ClaimTarget } from './claim-target.ts';
 import { startManager, type ManagerProcess } from './manager-process.ts';
 
 export const SCRIPTED_SCHEDULER = 'agent-sandbox-test-scripted';
+
+/** A busybox Pod template for the scripted scheduler, gone a second after its deletion. */
+export const SCRIPTED_POD_TEMPLATE = {
+  spec: {
+    schedulerName: SCRIPTED_SCHEDULER,
+    terminationGracePeriodSeconds: 1,
+    containers: [{ name: 'main', image: 'busybox' }],
+  },
+};
 export const GROUP = 'extensions.agents.x-k8s.io/v1beta1';
 
 export const controller = (o: KubeObject): string | undefined =>
@@ -37,13 +46,7 @@ export async function createPool(
       kind: 'SandboxTemplate',
       metadata: { name: 'tpl', namespace: ns },
       spec: {
-        podTemplate: {
-          spec: {
-            schedulerName: SCRIPTED_SCHEDULER,
-            terminationGracePeriodSeconds: 1,
-            containers: [{ name: 'main', image: 'busybox' }],
-          },
-        },
+        podTemplate: SCRIPTED_POD_TEMPLATE,
       },
     } as KubeObject);
   }

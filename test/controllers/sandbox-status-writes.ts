@@ -9,7 +9,12 @@ import { PODS } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { describe, expect, it } from 'vitest';
 import type { TestTarget } from '../support/target.ts';
-import { SCRIPTED_SCHEDULER, runPods, useGateWorld, type GateWorld } from './claim-gate-world.ts';
+import {
+  SCRIPTED_POD_TEMPLATE,
+  runPods,
+  useGateWorld,
+  type GateWorld,
+} from './claim-gate-world.ts';
 import type { Sandbox } from './claim-invariants.ts';
 import { sumSamples } from './manager-process.ts';
 
@@ -38,13 +43,7 @@ export function defineSandboxStatusWrites(target: TestTarget): void {
           kind: 'Sandbox',
           metadata: { name: 's', namespace: ns },
           spec: {
-            podTemplate: {
-              spec: {
-                schedulerName: SCRIPTED_SCHEDULER,
-                terminationGracePeriodSeconds: 1,
-                containers: [{ name: 'main', image: 'busybox' }],
-              },
-            },
+            podTemplate: SCRIPTED_POD_TEMPLATE,
           },
         } as KubeObject);
         await eventually(() => client.get(PODS, ns, 's').catch(() => undefined), 60_000);
