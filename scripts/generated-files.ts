@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { buildCrds } from '../packages/api/src/crd/build-crds.ts';
 import { crdFileName, GENERATED_HEADER, renderCrd } from '../packages/api/src/crd/render.ts';
 import { generateCoreTypes, type CapturedOpenApi } from './openapi/gen-core-types.ts';
+import { scenarioTableFile } from './scenario-table/file.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,5 +27,6 @@ export function generatedFiles(): GeneratedFile[] {
       path: `${root}packages/api/crds/${crdFileName(crd)}`,
       content: GENERATED_HEADER + renderCrd(crd),
     })),
+    scenarioTableFile(root),
   ];
 }

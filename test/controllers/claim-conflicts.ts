@@ -261,7 +261,7 @@ export function defineClaimConflicts(target: TestTarget): void {
     );
 
     it(
-      'TestSandboxClaimAdoptionCacheLagRepatchesIdempotently / _PreservesFinalizedStatus: the Sandbox cache lags the adoption; the stale re-patch resolves to "already ours" without a write and the Ready status stays',
+      'TestSandboxClaimAdoptionCacheLagRepatchesIdempotently / TestSandboxClaimAdoptionCacheLagPreservesFinalizedStatus: the Sandbox cache lags the adoption; the stale re-patch resolves to "already ours" without a write and the Ready status stays',
       TIMEOUT,
       async () => {
         const { client, namespace: ns } = w.ct;
