@@ -191,16 +191,27 @@ describe('kubectl wait', () => {
   it('--for=delete returns once the object is gone', async () => {
     const name = uniqueName('gone');
     await env.kubectl.ok(['apply', '-f', '-'], sandboxManifest(name, env.ns));
-    const waiting = env.kubectl.run([
+    // kubectl reads the object, then watches it; deleted before that read, there is nothing to
+    // wait for (exit 0, no output). -v=6 logs each request once answered: delete after the watch.
+    const waiting = env.kubectl.stream([
       ...['wait', '--for=delete', `sandbox/${name}`, '-n', env.ns],
-      '--timeout=20s',
+      ...['--timeout=20s', '-v=6'],
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const del = await env.api.request('DELETE', `${sandboxes}/${name}`);
-    expect(del.status).toBe(200);
-    const r = await waiting;
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(`sandbox.agents.x-k8s.io/${name} condition met`);
+    try {
+      await eventually(
+        () => (/[?&]watch=true/.test(waiting.stderr) ? true : undefined),
+        `kubectl wait to watch sandbox/${name}`,
+        20_000,
+      );
+      const del = await env.api.request('DELETE', `${sandboxes}/${name}`);
+      expect(del.status).toBe(200);
+      expect(await waiting.next((l) => l.includes('condition met'))).toBe(
+        `sandbox.agents.x-k8s.io/${name} condition met`,
+      );
+      expect(await waiting.exited).toBe(0);
+    } finally {
+      await waiting.kill();
+    }
   });
 });
 

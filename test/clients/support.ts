@@ -100,11 +100,14 @@ export class Kubectl {
 export class LineStream {
   readonly lines: string[] = [];
   stderr = '';
+  /** The exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
   readonly #child: ChildProcess;
   readonly #waiters = new Set<() => void>();
 
   constructor(child: ChildProcess) {
     this.#child = child;
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     if (!child.stdout) throw new Error('child has no stdout');
     createInterface({ input: child.stdout }).on('line', (line) => {
       this.lines.push(line);
