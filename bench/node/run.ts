@@ -1,11 +1,14 @@
 // Benchmark: the node agent's cold start and exec per runtime against the bare runtimes' spawn
 // floors, measured in the same run (issue 11). A Pod, or a Sandbox whose controller (in this
 // process) makes the Pod, is created on the embedded API server; the node agent (runc, gVisor,
-// bubblewrap) binds and runs it on a bridge Pod network; the clock stops at the first output of an
-// exec into it. Exec round trips are compared with a plain local spawn. Prints tables, the ratios and the
-// agent's step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
+// bubblewrap) binds and runs it on a bridge Pod network, with the in-sandbox daemon injected as
+// `up` does; the clock stops at the first output of an exec into it. Exec round trips, through the
+// streaming server's backend (the daemon where it takes the exec, ADR 0037) and through the
+// runtime's exec, are compared with a plain local spawn. Prints tables, the ratios and the agent's
+// step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
-//   npm run bench:node -- [--rounds 5] [--execs 20]
+//   npm run bench:node -- [--rounds 5] [--execs 20] [--host-uds]
+//   --host-uds: gVisor with --host-uds=open, so its execs can go through the daemon (off in `up`)
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { startSandboxController } from '@agent-sandbox/controllers/testing';
@@ -20,9 +23,12 @@ import {
   bwrapRuntime,
   hostNodeFacts,
   loadOciLayout,
+  podContainersBackend,
   runcRuntime,
   runscRuntime,
+  type ExecPath,
 } from '@agent-sandbox/kubelet';
+import { prepareSandboxd } from '@agent-sandbox/local';
 import { buildTestImage, createRuntimeClass } from '@agent-sandbox/kubelet/testing';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { percentiles, type Percentiles } from '../claims/stats.ts';
 import { coldStart, PhaseLog, type ColdRound } from './cold-start.ts';
+import { pathCounts, throughBackend, untilDaemonPath, type ExecSample } from './exec.ts';
 import { floors, timeToOutput } from './floors.ts';
 import { markPercentiles, phaseRows, phaseTable, type PhaseRow } from './report.ts';
 import { writeBarsPng } from './plot.ts';
@@ -40,6 +47,7 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     execs: { type: 'string', default: '20' },
+    'host-uds': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -70,12 +78,14 @@ const network = new BridgePodNetwork({
   prefix: 'kbn',
 });
 const phases = new PhaseLog();
+// The daemon in every Pod's first app container, as `up` injects it (sandboxd-injection.ts).
+const injection = await prepareSandboxd(join(dir, 'node'));
 const agent = new NodeAgent({
   client,
   facts: hostNodeFacts('bench-node'),
   runtimes: [
     runcRuntime(join(dir, 'runc')),
-    runscRuntime(join(dir, 'runsc')),
+    runscRuntime(join(dir, 'runsc'), 'runsc', { hostUds: values['host-uds'] }),
     bwrapRuntime(join(dir, 'bwrap')),
   ],
   network,
@@ -83,8 +93,12 @@ const agent = new NodeAgent({
   dataDir: join(dir, 'node'),
   cgroupParent: 'asb-bench',
   onPhase: phases.sink,
+  extraReadOnlyMounts: injection.mounts,
+  podDaemon: injection.daemon,
 });
 await agent.start();
+let lastPath: ExecPath | undefined;
+const backend = podContainersBackend(agent, { onExec: (e) => (lastPath = e.path) });
 const controller = startSandboxController(client, 'default');
 await createRuntimeClass(client, 'gvisor', 'runsc');
 await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
@@ -99,7 +113,8 @@ async function until<T>(f: () => Promise<T | undefined>, what: string): Promise<
   }
 }
 
-function execArgv(name: string): { file: string; args: string[] } {
+/** The runtime's exec of `echo hi` (`runc exec` / `runsc exec` / nested bwrap), as a command. */
+function runtimeExec(name: string): { file: string; args: string[] } {
   const cmd = agent.execCommand({ namespace: 'default', name }, 'main', ['echo', 'hi'], {
     tty: false,
   });
@@ -135,13 +150,38 @@ async function sample(n: number, f: () => Promise<number>): Promise<number[]> {
   return out;
 }
 
-const exec = (name: string): Promise<number> => {
-  const { file, args } = execArgv(name);
-  return timeToOutput(file, args);
+const backendExec = (name: string): Promise<ExecSample> => {
+  lastPath = undefined;
+  return throughBackend(backend, () => lastPath, name);
 };
 
 const result: Record<string, Percentiles | undefined> = {};
+
+/** The exec rows of one runtime, on a Running Pod: the backend's path (once the daemon is
+ * registered, or after 15 s without it) and the runtime's exec, interleaved. */
+async function execRows(runtime: string, name: string): Promise<void> {
+  // runsc reaches the agent's socket only with --host-uds=open (ADR 0037): no wait without it.
+  if (runtime !== 'gvisor' || values['host-uds']) {
+    const registered = await untilDaemonPath(() => backendExec(name));
+    log(`${runtime}: ${registered ? 'daemon registered' : 'no exec took the daemon path in 15 s'}`);
+  }
+  const viaBackend: ExecSample[] = [];
+  const viaRuntime: number[] = [];
+  const { file, args } = runtimeExec(name);
+  for (let i = 0; i < execs; i++) {
+    const s = await backendExec(name);
+    await s.exited;
+    viaBackend.push(s);
+    viaRuntime.push(await timeToOutput(file, args));
+  }
+  result[`${runtime} exec round trip`] = percentiles(viaBackend.map((s) => s.ms));
+  paths[`${runtime} exec round trip`] = pathCounts(viaBackend);
+  result[`${runtime} runtime exec round trip`] = percentiles(viaRuntime);
+  paths[`${runtime} runtime exec round trip`] = `runtime ${execs}/${execs}`;
+}
 const breakdown: Record<string, PhaseRow[]> = {};
+/** Which path the execs behind a row took (`daemon 20/20`, `runtime 5/5`). */
+const paths: Record<string, string> = {};
 try {
   const floorList = await floors(rootfs, dir);
   for (const f of floorList) {
@@ -154,15 +194,17 @@ try {
   for (const rt of RUNTIMES) {
     for (const kind of ['Pod', 'Sandbox'] as const) {
       const cold: ColdRound[] = [];
+      const firstExecs: ExecSample[] = [];
+      const exec = async (name: string) => firstExecs.push(await backendExec(name));
+      // (the first exec's process may still be exiting when the round's clock stops, as before)
       for (let i = 0; i < rounds; i++) {
         const name = `${rt.name}-${kind.toLowerCase()}-${i}`;
         const spec = podSpec(rt.runtimeClassName);
         cold.push(await coldStart({ client, phases, kind, name, spec, exec }));
-        if (kind === 'Sandbox' && i === rounds - 1) {
-          result[`${rt.name} exec round trip`] = percentiles(await sample(execs, () => exec(name)));
-        }
+        if (kind === 'Sandbox' && i === rounds - 1) await execRows(rt.name, name);
         await remove(kind, name);
       }
+      paths[`${rt.name} ${kind} → first exec output`] = pathCounts(firstExecs);
       for (const [mark, p] of Object.entries(markPercentiles(cold)))
         result[`${rt.name} ${kind} → ${mark}`] = p;
       breakdown[`${rt.name} ${kind}`] = phaseRows(cold);
@@ -187,18 +229,23 @@ for (const rt of RUNTIMES) {
       p50(`${rt.name} ${kind} → first exec output`) / p50('floor runc run');
   ratios[`${rt.name} exec / local spawn (target ≤ 2)`] =
     p50(`${rt.name} exec round trip`) / p50('floor local spawn');
+  ratios[`${rt.name} runtime exec / local spawn`] =
+    p50(`${rt.name} runtime exec round trip`) / p50('floor local spawn');
 }
-ratios['runc exec / runc --version'] = p50('runc exec round trip') / p50('floor runc --version');
-ratios['gvisor exec / runsc --version'] =
-  p50('gvisor exec round trip') / p50('floor runsc --version');
+ratios['runc runtime exec / runc --version'] =
+  p50('runc runtime exec round trip') / p50('floor runc --version');
+ratios['gvisor runtime exec / runsc --version'] =
+  p50('gvisor runtime exec round trip') / p50('floor runsc --version');
 ratios['gvisor Sandbox cold / runsc do floor'] =
   p50('gvisor Sandbox → first exec output') / p50('floor runsc do');
 ratios['bubblewrap Sandbox cold / bwrap floor'] =
   p50('bubblewrap Sandbox → first exec output') / p50('floor bwrap');
 
-console.log('| measurement | n | p50 ms | p90 ms | max ms |\n| --- | --- | --- | --- | --- |');
+console.log(
+  '| measurement | n | p50 ms | p90 ms | max ms | exec path |\n| --- | --- | --- | --- | --- | --- |',
+);
 for (const [k, v] of Object.entries(result))
-  console.log(`| ${k} | ${v?.n} | ${v?.p50} | ${v?.p90} | ${v?.max} |`);
+  console.log(`| ${k} | ${v?.n} | ${v?.p50} | ${v?.p90} | ${v?.max} | ${paths[k] ?? ''} |`);
 console.log('\n| ratio (p50) | value |\n| --- | --- |');
 for (const [k, v] of Object.entries(ratios)) console.log(`| ${k} | ${v.toFixed(2)} |`);
 for (const [k, rows] of Object.entries(breakdown)) console.log(`\n${phaseTable(k, rows)}`);
@@ -209,7 +256,11 @@ const base = `${resultsDir}node-${new Date().toISOString().replace(/[:.]/g, '-')
 const machine = { cpus: cpus().length, loadavg: loadavg() };
 writeFileSync(
   `${base}.json`,
-  JSON.stringify({ rounds, execs, machine, result, ratios, breakdown }, null, 2),
+  JSON.stringify(
+    { rounds, execs, hostUds: values['host-uds'], machine, result, paths, ratios, breakdown },
+    null,
+    2,
+  ),
 );
 writeBarsPng(
   `${base}.png`,

@@ -39,6 +39,7 @@ export {
   type NodeAgentEvent,
 } from './node-agent.ts';
 export { networkPrefix, type NodeNetworkOptions } from './node-network.ts';
+export { prepareSandboxd, type SandboxdInjection } from './sandboxd-injection.ts';
 export { NodeStreamDirectory, type NodeStreamRegistry } from './node-streams.ts';
 export { hostNetworkPods, routerComponent, type EmbeddedRouterOptions } from './router.ts';
 export {
