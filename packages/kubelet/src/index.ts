@@ -46,6 +46,7 @@ export type {
   TerminalSize,
 } from './streaming/backend.ts';
 export { CriLogWriter, type LogStream } from './streaming/cri-log.ts';
+export { ExecMetrics } from './streaming/exec-metrics.ts';
 export {
   podContainersBackend,
   type ExecEvent,

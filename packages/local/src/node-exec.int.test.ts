@@ -10,6 +10,7 @@
 import { type KubeClient, PODS } from '@agent-sandbox/kube';
 import type { KubeObject, Pod, PodSecurityContext } from '@agent-sandbox/kube-types';
 import {
+  ExecMetrics,
   type NodeAgent,
   podContainersBackend,
   type ExecPath,
@@ -37,6 +38,7 @@ let dir: string;
 let daemon: PodDaemon;
 let backend: StreamingBackend;
 let lastPath: ExecPath | undefined;
+const metrics = new ExecMetrics();
 /** Other suites run node agents at the same time: only these Pods' cgroups are ours to check. */
 let podUids: string[] = [];
 
@@ -44,7 +46,12 @@ beforeAll(async () => {
   world = await startInjectedAgent('nexe');
   ({ client, agent, podUids } = world);
   ({ dir, daemon } = world);
-  backend = podContainersBackend(agent, { onExec: (e) => (lastPath = e.path) });
+  backend = podContainersBackend(agent, {
+    onExec: (e) => {
+      lastPath = e.path;
+      metrics.observe(e);
+    },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -122,6 +129,12 @@ async function exec(pod: string, argv: string[], stdin?: string): Promise<Result
   return { path, out, err, exit };
 }
 
+/** The node's exec counter for one path and runtime handler. */
+async function execCount(path: ExecPath, runtime: string): Promise<number> {
+  const { values } = await metrics.execs.get();
+  return values.find((v) => v.labels.path === path && v.labels.runtime === runtime)?.value ?? 0;
+}
+
 /** Polls `read` (every 100 ms, for up to 60 s: beforeAll hooks cannot use expect.poll). */
 async function until<T>(read: () => Promise<T>, want: T): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -190,6 +203,14 @@ describe.each([
     expect(cat).toMatchObject({ path: 'daemon', out: 'from stdin\n', exit: { exitCode: 0 } });
     // Without stdin the process sees EOF at once (cat ends), as `runc exec` without -i.
     expect(await exec(name, ['cat'])).toMatchObject({ out: '', exit: { exitCode: 0 } });
+  }, 60_000);
+
+  it('counts its execs on the exec metric by path and runtime handler', async () => {
+    const before = await execCount('daemon', runtime);
+    const runtimeBefore = await execCount('runtime', runtime);
+    for (let i = 0; i < 3; i++) expect((await exec(name, ['true'])).path).toBe('daemon');
+    expect(await execCount('daemon', runtime)).toBe(before + 3);
+    expect(await execCount('runtime', runtime)).toBe(runtimeBefore);
   }, 60_000);
 
   it("runs in the container's namespaces, cgroup, seccomp and capabilities, as its user and cwd", async () => {
@@ -314,12 +335,16 @@ describe('a hostile peer on the exec socket', () => {
 describe('gVisor without --host-uds=open', () => {
   it('keeps runsc exec', async () => {
     await runningPod('nexe-gvisor', { runtimeClassName: 'gvisor' });
-    // The daemon is up (it serves 8888) but has no socket to dial: every exec is runsc exec.
+    // The daemon is up (it serves 8888) but has no socket to dial: every exec is runsc exec,
+    // and the exec metric counts them as the runtime's.
+    const before = await execCount('runtime', 'runsc');
     for (let i = 0; i < 3; i++)
       expect(await exec('nexe-gvisor', ['sh', '-c', 'echo g'])).toMatchObject({
         path: 'runtime',
         out: 'g\n',
       });
+    expect(await execCount('runtime', 'runsc')).toBe(before + 3);
+    expect(await execCount('daemon', 'runsc')).toBe(0);
     await deletePod('nexe-gvisor');
   }, 60_000);
 });

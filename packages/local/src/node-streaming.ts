@@ -1,8 +1,10 @@
 // The embedded node's streaming server (kubelet's :10250) on loopback: its own CA and serving
 // certificate under <dataDir>/pki, a fresh bearer token per run that only the in-process API
-// server knows, and the endpoint registered with the API server's pod stream proxy.
+// server knows, and the endpoint registered with the API server's pod stream proxy. It serves
+// the exec metrics (path daemon | runtime, per runtime) on /metrics with that token.
 import { ensureCertificates } from '@agent-sandbox/apiserver';
 import {
+  ExecMetrics,
   podContainersBackend,
   startStreamingServer,
   type NodeLogger,
@@ -23,22 +25,27 @@ export async function startNodeStreaming(
 ): Promise<NodeStreaming> {
   const certs = await ensureCertificates({ dir: o.pkiDir });
   const token = randomBytes(32).toString('base64url');
+  const metrics = new ExecMetrics();
   const server = await startStreamingServer({
     backend: podContainersBackend(containers, {
       // path: daemon (a fork by the in-sandbox daemon, ADR 0037) or runtime (runc/runsc exec).
-      onExec: (e) =>
+      onExec: (e) => {
+        metrics.observe(e);
         o.log?.info(
           {
             pod: `${e.target.namespace}/${e.target.pod}`,
             container: e.target.container,
             path: e.path,
+            runtime: e.runtime,
             startMs: Math.round(e.startMs * 10) / 10,
           },
           'exec',
-        ),
+        );
+      },
     }),
     tls: { cert: certs.cert, key: certs.key },
     token,
+    metrics: metrics.registry,
   });
   const unregister = o.registry.register(o.nodeName, { url: server.url, ca: certs.caCert, token });
   return {

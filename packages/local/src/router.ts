@@ -85,6 +85,7 @@ export function hostNetworkPods(containers: PodContainers): PodContainers {
     logPath: (pod, container, opts) => containers.logPath(pod, container, opts),
     attach: (pod, container) => containers.attach(pod, container),
     daemonExec: async (pod, container, argv) => containers.daemonExec?.(pod, container, argv),
+    runtimeHandler: (pod) => containers.runtimeHandler?.(pod) ?? 'unknown',
     netnsPath: (pod) =>
       isRouterPod(pod) ? `/proc/${process.pid}/ns/net` : containers.netnsPath(pod),
   };

@@ -458,6 +458,10 @@ export class NodeAgent implements PodContainers {
     return (w.runtime as ContainerRuntime).execCommand(instance.id, argv, opts);
   }
 
+  runtimeHandler(pod: PodRef): string {
+    return this.#worker(pod).runtime?.handler ?? 'unknown';
+  }
+
   async daemonExec(
     pod: PodRef,
     container: string,

@@ -46,6 +46,7 @@ export interface DaemonExec {
  *   runtime cannot reach a host socket, the Pod at its session bound). Optional: absent, no
  *   exec goes through a daemon.
  * - `netnsPath()` returns the pod's network namespace file (port-forward dials 127.0.0.1 in it).
+ * - `runtimeHandler()` names the runtime handler running the pod (for metrics). Optional.
  */
 export interface PodContainers {
   execCommand(
@@ -66,4 +67,5 @@ export interface PodContainers {
     argv: readonly string[],
   ): Promise<DaemonExec | undefined>;
   netnsPath(pod: PodRef): string;
+  runtimeHandler?(pod: PodRef): string;
 }

@@ -28,6 +28,8 @@ export type ExecPath = 'daemon' | 'runtime';
 export interface ExecEvent {
   target: ContainerTarget;
   path: ExecPath;
+  /** The Pod's runtime handler (runc, runsc, bubblewrap), or 'unknown'. */
+  runtime: string;
   /** From the request to the process running (the daemon's ack, or the runtime command spawned). */
   startMs: number;
 }
@@ -60,6 +62,15 @@ async function execProcess(
   return { process: await spawnStreamProcess(cmd, streams), path: 'runtime' };
 }
 
+/** The Pod's runtime handler for the exec event; 'unknown' when the Pod went away meanwhile. */
+function runtimeOf(containers: PodContainers, target: ContainerTarget): string {
+  try {
+    return containers.runtimeHandler?.(podRef(target)) ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** @param options how port-forward reaches a port in a netns (tests may point it elsewhere) */
 export function podContainersBackend(
   containers: PodContainers,
@@ -70,7 +81,12 @@ export function podContainersBackend(
     exec: async (target, command, streams) => {
       const at = performance.now();
       const { process, path } = await execProcess(containers, target, command, streams);
-      onExec?.({ target, path, startMs: performance.now() - at });
+      onExec?.({
+        target,
+        path,
+        runtime: runtimeOf(containers, target),
+        startMs: performance.now() - at,
+      });
       return process;
     },
     attach: async (target, streams) =>

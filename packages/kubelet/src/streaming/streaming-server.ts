@@ -39,6 +39,11 @@ export interface StreamingServerOptions {
   host?: string;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Served on GET /metrics (with the token, as kubelet serves its metrics on :10250); a
+   * prom-client Registry fits. Absent: /metrics is not served.
+   */
+  metrics?: { readonly contentType: string; metrics(): Promise<string> };
 }
 
 export interface StreamingServerHandle {
@@ -117,6 +122,7 @@ class StreamingService {
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
       return;
     }
+    if (req.url === '/metrics' && this.options.metrics) return this.#metrics(req, res);
     let route: StreamingRoute;
     try {
       route = this.route(req);
@@ -146,6 +152,19 @@ class StreamingService {
       // Once the body has started only cutting the connection can tell the client it failed.
       if (started) res.destroy(err instanceof Error ? err : new Error(String(err)));
       else answer(res, failureOf(err));
+    }
+  }
+
+  async #metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const source = this.options.metrics;
+    if (!source) return;
+    if (!this.authorized(req))
+      return answer(res, failureOf(new KubeletError('Unauthorized', 'Unauthorized')));
+    try {
+      const text = await source.metrics();
+      res.writeHead(200, { 'Content-Type': source.contentType }).end(text);
+    } catch (err: unknown) {
+      answer(res, failureOf(err));
     }
   }
 

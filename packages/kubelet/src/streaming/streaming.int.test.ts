@@ -18,6 +18,7 @@ import { spawn as spawnPty } from 'node-pty';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostPodContainers } from '../testing/host-pod-containers.ts';
+import { ExecMetrics } from './exec-metrics.ts';
 import { podContainersBackend } from './pod-containers-backend.ts';
 import { startStreamingServer, type StreamingServerHandle } from './streaming-server.ts';
 
@@ -39,6 +40,7 @@ describe('node streaming through the embedded API server', () => {
   let netns: string;
   let certs: { caCert: string; cert: string; key: string };
   let echo: ChildProcess;
+  const metrics = new ExecMetrics();
   /** An echo server listening on 127.0.0.1 inside the Pod's network namespace only. */
   const echoPort = 20000 + (process.pid % 10000);
 
@@ -97,9 +99,10 @@ describe('node streaming through the embedded API server', () => {
       netnsPath: `/run/netns/${netns}`,
     });
     node = await startStreamingServer({
-      backend: podContainersBackend(backend),
+      backend: podContainersBackend(backend, { onExec: metrics.observe }),
       tls: { cert: certs.cert, key: certs.key },
       token: TOKEN,
+      metrics: metrics.registry,
     });
     const proxy = new NodeStreamProxy({
       locate: (name) =>
@@ -457,6 +460,30 @@ describe('node streaming through the embedded API server', () => {
       (ws as { close(): void }).close();
       expect(got).toBe('over websocket');
     });
+  });
+
+  it('serves the exec metric on /metrics to the token holder only', async () => {
+    const scrape = (headers: Record<string, string>) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpsGet(`${node.url}/metrics`, { ca: certs.caCert, headers }, (r) => {
+          let text = '';
+          r.on('data', (d: Buffer) => (text += d.toString()));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+      });
+    const before = (await metrics.execs.get()).values[0]?.value ?? 0;
+    expect((await kubectl(['exec', 'web', '--', 'true'])).code).toBe(0);
+    const ok = await scrape({ Authorization: `Bearer ${TOKEN}` });
+    expect(ok.status).toBe(200);
+    // The host backend names no runtime handler: the label says so rather than guessing.
+    expect(ok.text).toContain(
+      `agent_sandbox_node_execs_total{path="runtime",runtime="unknown"} ${before + 1}`,
+    );
+    expect(ok.text).toContain('agent_sandbox_node_exec_start_seconds_bucket');
+    const refused = await scrape({ Authorization: 'Bearer wrong' });
+    expect(refused.status).toBe(401);
+    expect(refused.text).not.toContain('agent_sandbox');
   });
 
   it('refuses callers without the node token', async () => {
