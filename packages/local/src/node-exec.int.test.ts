@@ -178,9 +178,9 @@ const KILL_DAEMON = [
 
 describe.each([
   { runtime: 'runc', runtimeClassName: undefined, user: 1000 },
-  // As root under bubblewrap: bwrap makes the missing /run 0700, so a non-root daemon cannot
-  // reach /run/agent-sandbox there (it keeps the runtime's exec; see ADR 0037).
-  { runtime: 'bubblewrap', runtimeClassName: 'bubblewrap', user: 0 },
+  // Non-root under bubblewrap: the image has no /run, and bwrap would make it 0700 for the
+  // socket's mount point (unreachable by uid 1000) unless told 0755, as runc makes it.
+  { runtime: 'bubblewrap', runtimeClassName: 'bubblewrap', user: 1000 },
 ])('exec through the in-sandbox daemon under $runtime', ({ runtime, runtimeClassName, user }) => {
   const name = `nexe-${runtime}`;
   // Under bubblewrap every exec, the runtime's too, is a nested bwrap with a mount namespace
@@ -221,6 +221,9 @@ describe.each([
     expect(self.out).toMatch(/mnt mnt:\[\d+\]/);
     expect(sameMnt(self.out)).toBe(sameMnt(primary.out));
     expect(who.out).toBe(`${user}\n${user}\n/tmp\n`);
+    // The socket's mount point is reachable by the container's user (not a 0700 /run).
+    const run = await exec(name, ['stat', '-c', '%a %u', '/run']);
+    expect(run.out).toBe('755 0\n');
   }, 60_000);
 
   it('falls back to the runtime exec when the daemon is gone, with the same answers', async () => {

@@ -84,6 +84,18 @@ describe('bwrapStartArgs', () => {
     expect(after(argv, '--remount-ro')).toEqual(['/proc/acpi']); // the root stays writable
   });
 
+  it("makes a mount point's missing parents 0755 as runc does (bwrap alone makes them 0700)", () => {
+    const spec = specFor(pod);
+    spec.mounts.push(
+      { destination: '/run/agent-sandbox', type: 'bind', source: '/n/exec', options: ['ro'] },
+      { destination: '/run/x/y', type: 'bind', source: '/n/y' },
+    );
+    const args = bwrapStartArgs(spec, opts).join(' ');
+    expect(args).toContain(
+      '--perms 0755 --dir /run --ro-bind /n/exec /run/agent-sandbox --perms 0755 --dir /run/x --bind /n/y /run/x/y',
+    );
+  });
+
   it('drops every capability but the default set and passes only the spec environment', () => {
     const args = bwrapStartArgs(specFor(pod), opts);
     expect(after(args, '--cap-drop')).toEqual(['ALL']);

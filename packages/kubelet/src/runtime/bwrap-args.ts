@@ -83,7 +83,8 @@ export function netnsPathOf(spec: BwrapSpec): string | undefined {
 /** Mount operations: the root, /proc, /dev, the spec's mounts, then masks and read-only covers. */
 function mountArgs(spec: BwrapSpec, o: BwrapArgsOptions, helper: boolean): string[] {
   const out = ['--bind', spec.root.path, '/'];
-  for (const m of spec.mounts) out.push(...oneMount(m));
+  const made = new Set<string>();
+  for (const m of spec.mounts) out.push(...parentDirs(m.destination, made), ...oneMount(m));
   if (helper) out.push('--ro-bind', o.uidHelper as string, UID_HELPER_PATH);
   for (const path of spec.linux?.readonlyPaths ?? [])
     if (o.pathKind(path) !== undefined) out.push('--ro-bind', path, path);
@@ -95,6 +96,23 @@ function mountArgs(spec: BwrapSpec, o: BwrapArgsOptions, helper: boolean): strin
   }
   // Mount points are made while / is writable; then it turns read-only (readOnlyRootFilesystem).
   if (spec.root.readonly === true) out.push('--remount-ro', '/');
+  return out;
+}
+
+/**
+ * `--dir` for each ancestor of a mount point, 0755 as runc makes a missing one: bwrap makes
+ * them 0700, and a non-root process could then not reach the mount (the node-exec socket at
+ * /run/agent-sandbox in an image without /run, ADR 0037). An existing directory keeps its mode.
+ */
+function parentDirs(destination: string, made: Set<string>): string[] {
+  const out: string[] = [];
+  const parts = destination.split('/').filter((p) => p !== '');
+  for (let i = 1; i < parts.length; i++) {
+    const dir = `/${parts.slice(0, i).join('/')}`;
+    if (made.has(dir)) continue;
+    made.add(dir);
+    out.push('--perms', '0755', '--dir', dir);
+  }
   return out;
 }
 
