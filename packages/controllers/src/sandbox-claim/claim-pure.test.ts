@@ -228,7 +228,7 @@ describe('adoption', () => {
     m.metadata.resourceVersion = '7';
     return m;
   };
-  it('TestIsAdoptable_RejectsUnowned / NamespaceIsolation / wrong pool', () => {
+  it('TestIsAdoptable_RejectsUnowned / TestVerifySandboxCandidate_NamespaceIsolation / TestSandboxClaimPreventsAdoptionFromWrongWarmPool: unowned, other namespace, wrong pool', () => {
     expect(candidateProblem(candidate(), claim())).toBeUndefined();
     const unowned = candidate();
     unowned.metadata.ownerReferences = [];
