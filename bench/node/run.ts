@@ -76,6 +76,7 @@ const network = new BridgePodNetwork({
   podCidr: '10.233.11.0/24',
   bridge: 'kbn0',
   prefix: 'kbn',
+  poolSize: 2, // as up keeps (packages/local/src/node-network.ts)
 });
 const phases = new PhaseLog();
 // The daemon in every Pod's first app container, as `up` injects it (sandboxd-injection.ts).

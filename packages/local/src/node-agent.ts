@@ -85,6 +85,8 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
             ...(o.podCidr !== undefined ? { podCidr: o.podCidr } : {}),
             ...(o.bridge !== undefined ? { bridge: o.bridge } : {}),
             ...(o.dnsUpstream !== undefined ? { dnsUpstream: o.dnsUpstream } : {}),
+            onPoolError: (err) =>
+              o.log?.warn({ err: String(err) }, 'making a pod network ahead failed'),
           },
           client,
           (error) => emit({ type: 'policy-sync-failed', error }),

@@ -21,7 +21,15 @@ export interface NodeNetworkOptions {
   bridge?: string;
   /** The host's resolver for names outside the cluster domain (`ip` or `ip:port`). */
   dnsUpstream?: string;
+  /** Hears a failed refill of the Pod networks made ahead (cold starts then make their own). */
+  onPoolError?: (err: unknown) => void;
 }
+
+/**
+ * Pod networks kept made ahead (netns-pool.ts): two covers a burst of two cold starts, each
+ * costs a netns and a veth pair on the host while it waits.
+ */
+const NETNS_POOL_SIZE = 2;
 
 export interface NodeNetwork {
   network: PodNetwork;
@@ -57,6 +65,8 @@ export async function startNodeNetwork(
     ...(o.bridge !== undefined ? { bridge: o.bridge } : {}),
     prefix,
     nameserver,
+    poolSize: NETNS_POOL_SIZE,
+    ...(o.onPoolError !== undefined ? { onPoolError: o.onPoolError } : {}),
   });
   const net = choice.network;
   if (!(net instanceof BridgePodNetwork))

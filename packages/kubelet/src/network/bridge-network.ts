@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runCommand } from '../host/run-command.ts';
 import { ip, ipBatch, nft, sysctl } from './host-commands.ts';
 import { Ipam, macOfIp, numberToIp } from './ipam.ts';
+import { NetnsPool, type PoolEntry } from './netns-pool.ts';
 import type { PodNetwork, PodNetworkStatus, PodNetworkTarget } from './pod-network.ts';
 
 const NETNS_DIR = '/run/netns';
@@ -28,6 +29,21 @@ export interface BridgePodNetworkOptions {
    * DNS settings from the network (the runtime keeps its default).
    */
   nameserver?: string;
+  /**
+   * Pod networks kept made ahead once `prepare()` was called (netns-pool.ts): a cold start takes
+   * one instead of making its own. @default 0
+   */
+  poolSize?: number;
+  /** Hears a pool refill or removal that failed (the pool stays short until the next take). */
+  onPoolError?: (err: unknown) => void;
+}
+
+/** Wait after a Pod took a made network before making the next, off that Pod's start. */
+const POOL_REFILL_DELAY_MS = 1000;
+
+/** The IPAM key, and so the netns and veth names, of a network made ahead with address `ip`. */
+function poolKey(ip: string): string {
+  return `pool-${ip.replaceAll('.', '-')}`;
 }
 
 /** Everything of one Pod's network that lives on the host, by name. */
@@ -44,6 +60,8 @@ export class BridgePodNetwork implements PodNetwork {
   readonly #domain: string;
   readonly #nameserver: string | undefined;
   #ready: Promise<void> | undefined;
+  readonly #pool: NetnsPool;
+  #pending = 0;
 
   constructor(options: BridgePodNetworkOptions) {
     const cidr = options.podCidr ?? '10.88.0.0/16';
@@ -53,6 +71,28 @@ export class BridgePodNetwork implements PodNetwork {
     this.#domain = options.clusterDomain ?? 'cluster.local';
     this.#nameserver = options.nameserver;
     this.mode = `bridge (${this.bridge} ${cidr})`;
+    this.#pool = new NetnsPool({
+      size: options.poolSize ?? 0,
+      refillDelayMs: POOL_REFILL_DELAY_MS,
+      make: () => this.#makeAhead(),
+      remove: (e) => this.tearDown({ uid: e.key }),
+      onError: options.onPoolError ?? (() => undefined),
+    });
+  }
+
+  /** Starts keeping `poolSize` Pod networks made ahead (after the agent removed stale ones). */
+  prepare(): void {
+    this.#pool.start();
+  }
+
+  /** Stops the pool and removes the networks no Pod took. */
+  drain(): Promise<void> {
+    return this.#pool.drain();
+  }
+
+  /** Made-ahead networks ready to be taken. */
+  get pooled(): number {
+    return this.#pool.readyCount;
   }
 
   /** The pod CIDR in CIDR notation. */
@@ -115,13 +155,52 @@ export class BridgePodNetwork implements PodNetwork {
 
   async setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus> {
     await this.ensureBridge();
-    const n = this.names(pod.uid);
+    if (this.ipam.lookup(pod.uid) === undefined) {
+      const ahead = this.#pool.take();
+      if (ahead && this.ipam.rekey(ahead.key, pod.uid))
+        return this.#status(pod, this.names(ahead.key), ahead.ip);
+    }
+    const netns = await this.#netnsNames();
+    const n = this.#namesOf(pod.uid, netns);
     const podIp = this.ipam.allocate(pod.uid);
     const status = this.#status(pod, n, podIp);
-    const made = (await this.#netnsNames()).includes(n.netns);
+    const made = netns.includes(n.netns);
     if (made && (await this.#configured(n, podIp))) return status;
     // Start over from nothing for a half-made Pod network (an agent stopped mid-setup).
     await this.#remove(n, made);
+    await this.#create(n, podIp);
+    return status;
+  }
+
+  /** A Pod network made ahead under a key of its address (netns-pool.ts). */
+  async #makeAhead(): Promise<PoolEntry> {
+    await this.ensureBridge();
+    const pending = `pool-pending-${this.#pending++}`;
+    const ip = this.ipam.allocate(pending);
+    const key = poolKey(ip);
+    this.ipam.rekey(pending, key);
+    try {
+      await this.#create(this.names(key), ip);
+    } catch (err) {
+      await this.tearDown({ uid: key }).catch(() => undefined);
+      throw err;
+    }
+    return { key, ip };
+  }
+
+  /**
+   * The names of `uid`'s network: its own, or those of the made-ahead network it took (found
+   * by its address), so teardown and re-adoption after a restart need no other record.
+   */
+  #namesOf(uid: string, netns: readonly string[]): PodNetworkNames {
+    const own = this.names(uid);
+    if (netns.includes(own.netns)) return own;
+    const ip = this.ipam.lookup(uid);
+    const taken = ip === undefined ? undefined : this.names(poolKey(ip));
+    return taken && netns.includes(taken.netns) ? taken : own;
+  }
+
+  async #create(n: PodNetworkNames, podIp: string): Promise<void> {
     // The peer is made inside the netns under its final name, so it never shows on the host.
     await ipBatch(
       [
@@ -142,7 +221,6 @@ export class BridgePodNetwork implements PodNetwork {
       `address eth0 in ${n.netns} with ${podIp} via ${this.ipam.gateway}`,
       n.netns,
     );
-    return status;
   }
 
   #status(pod: PodNetworkTarget, n: PodNetworkNames, podIp: string): PodNetworkStatus {
@@ -168,10 +246,9 @@ export class BridgePodNetwork implements PodNetwork {
     );
   }
 
-  /** Removes `n`; `netnsMade` when the caller has just read /run/netns (once per Pod set-up). */
-  async #remove(n: PodNetworkNames, netnsMade?: boolean): Promise<void> {
-    if (netnsMade ?? (await this.#netnsNames()).includes(n.netns))
-      await ip(['netns', 'delete', n.netns], `delete network namespace ${n.netns}`);
+  /** Removes `n`; `netnsMade` from the caller's read of /run/netns (once per set-up or teardown). */
+  async #remove(n: PodNetworkNames, netnsMade: boolean): Promise<void> {
+    if (netnsMade) await ip(['netns', 'delete', n.netns], `delete network namespace ${n.netns}`);
     // Deleting the netns takes its veth end and so the pair, asynchronously; a pair never moved
     // is left here. A device that vanished meanwhile is what we wanted. sysfs answers without
     // spawning ip (this runs before every Pod's setup).
@@ -183,7 +260,9 @@ export class BridgePodNetwork implements PodNetwork {
   }
 
   async tearDown(pod: Pick<PodNetworkTarget, 'uid'>): Promise<void> {
-    await this.#remove(this.names(pod.uid));
+    const netns = await this.#netnsNames();
+    const n = this.#namesOf(pod.uid, netns);
+    await this.#remove(n, netns.includes(n.netns));
     this.ipam.release(pod.uid);
   }
 
@@ -197,6 +276,7 @@ export class BridgePodNetwork implements PodNetwork {
 
   /** Removes the bridge and the NAT table (after every Pod was torn down); idempotent. */
   async destroy(): Promise<void> {
+    await this.drain();
     this.#ready = undefined;
     if ((await runCommand('ip', ['link', 'show', this.bridge])).code === 0)
       await ip(['link', 'delete', this.bridge], `delete bridge ${this.bridge}`);

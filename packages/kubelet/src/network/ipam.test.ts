@@ -38,6 +38,17 @@ describe('Ipam', () => {
     const restarted = new Ipam(a.file, '10.1.0.0/24');
     expect(restarted.allocate('p3')).toBe('10.1.0.4');
   });
+
+  it('hands an address to another key (a Pod taking a network made ahead), persisted', () => {
+    const a = ipam('10.1.0.0/24');
+    const ip = a.allocate('pool-x');
+    expect(a.rekey('pool-x', 'pod')).toBe(true);
+    expect(new Ipam(a.file, '10.1.0.0/24').entries()).toEqual([['pod', ip]]);
+    expect(a.rekey('pool-x', 'other')).toBe(false); // gone
+    a.allocate('busy');
+    expect(a.rekey('pod', 'busy')).toBe(false); // never two addresses for one key
+    expect(a.lookup('pod')).toBe(ip);
+  });
 });
 
 describe('macOfIp', () => {

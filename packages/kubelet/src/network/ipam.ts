@@ -124,6 +124,16 @@ export class Ipam {
     throw new KubeletError('Network', `pod CIDR ${this.#state.cidr} has no free address left`);
   }
 
+  /** Hands `from`'s address to `to` (a Pod taking a network made ahead); false when `from` has none. */
+  rekey(from: string, to: string): boolean {
+    const ip = this.#state.allocations[from];
+    if (ip === undefined || to in this.#state.allocations) return false;
+    delete this.#state.allocations[from];
+    this.#state.allocations[to] = ip;
+    this.#save();
+    return true;
+  }
+
   release(uid: string): void {
     if (!(uid in this.#state.allocations)) return;
     delete this.#state.allocations[uid];

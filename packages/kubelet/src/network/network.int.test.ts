@@ -102,6 +102,64 @@ describe('bridge pod network', () => {
     hostname: name,
   });
 
+  it('keeps Pod networks made ahead: a Pod takes one whole, a restart and a drain leave nothing', async () => {
+    const opts = {
+      stateDir: join(dir, 'pool-state'), // its own IPAM: the next tests count addresses from .2
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+      poolSize: 2,
+      onPoolError: (err: unknown) => {
+        throw err;
+      },
+    };
+    const net = new BridgePodNetwork(opts);
+    expect(await net.setUp(target('uid-before'))).toMatchObject({ ips: ['10.233.7.2'] });
+    expect(net.pooled).toBe(0); // nothing is made ahead before prepare()
+    net.prepare();
+    await expect.poll(() => net.pooled, { timeout: 30_000 }).toBe(2);
+    expect((await readdir('/run/netns')).filter((n) => n.startsWith(`${PREFIX}-pool-`))).toEqual(
+      expect.arrayContaining(['ktio-pool-10-233-7-3', 'ktio-pool-10-233-7-4']),
+    );
+    const a = await net.setUp(target('uid-a'));
+    expect(a.netnsPath).toBe('/run/netns/ktio-pool-10-233-7-3');
+    expect(a.ips).toEqual(['10.233.7.3']);
+    expect(net.pooled).toBe(1);
+    // NetworkPolicy and the status read the Pod's address by its uid.
+    expect(new Map(net.ipam.entries()).get('uid-a')).toBe('10.233.7.3');
+    expect(await net.setUp(target('uid-a'))).toEqual(a); // idempotent: the same network
+    const ns = 'ktio-pool-10-233-7-3';
+    expect((await run('ip', ['-n', ns, 'route', 'show', 'default'])).stdout).toContain(
+      'default via 10.233.7.1 dev eth0',
+    );
+    expect((await run('ip', ['-n', ns, 'link', 'show', 'eth0'])).stdout).toContain(
+      '0a:58:0a:e9:07:03',
+    );
+    children.push(await echoIn(ns, 8080));
+    expect(await probe(undefined, '10.233.7.3', 8080)).toBe('ok'); // host → pod
+    expect(await probe('ktio-uid-before', '10.233.7.3', 8080)).toBe('ok'); // pod → pod
+    // The taken entry is refilled after a while, from the next free address.
+    await expect.poll(() => net.pooled, { timeout: 30_000 }).toBe(2);
+    await net.tearDown({ uid: 'uid-a' });
+    expect(await readdir('/run/netns')).not.toContain(ns);
+    expect(net.ipam.lookup('uid-a')).toBeUndefined();
+    // A new agent (after a crash: nothing drained) finds the Pods and the entries made ahead.
+    const b = await net.setUp(target('uid-b'));
+    const restarted = new BridgePodNetwork(opts);
+    const listed = await restarted.list();
+    expect(listed).toEqual(expect.arrayContaining(['uid-before', 'uid-b']));
+    // uid-b's namespace keeps its made-ahead name; the other is the entry still waiting.
+    expect(listed.filter((u) => u.startsWith('pool-'))).toHaveLength(2);
+    expect(await restarted.setUp(target('uid-b'))).toEqual(b); // re-adopted, not remade
+    await restarted.tearDown({ uid: 'uid-b' });
+    expect(await readdir('/run/netns')).not.toContain(b.netnsPath.slice('/run/netns/'.length));
+    await net.drain();
+    expect(net.pooled).toBe(0);
+    expect((await readdir('/run/netns')).filter((n) => n.startsWith(`${PREFIX}-pool-`))).toEqual(
+      [],
+    );
+  });
+
   it('gives each Pod its own namespace and bridge IP; Pods and the host reach each other', async () => {
     const net = new BridgePodNetwork({
       stateDir: join(dir, 'state'),

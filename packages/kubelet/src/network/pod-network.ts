@@ -31,9 +31,14 @@ export interface PodNetworkStatus {
  * - `list()` returns the uids of pods that currently hold network resources (GC after restarts,
  *   leak checks).
  * - `mode` is shown to users (`bridge`, `loopback`); a degraded mode must say so.
+ * - `prepare()`, when present, may start making resources ahead for Pods to come; the agent calls
+ *   it once it removed what a previous run left, and `drain()` when it stops: after it, nothing
+ *   made ahead is left on the host.
  */
 export interface PodNetwork {
   readonly mode: string;
+  prepare?(): void;
+  drain?(): Promise<void>;
   setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus>;
   tearDown(pod: Pick<PodNetworkTarget, 'uid'>): Promise<void>;
   list(): Promise<string[]>;

@@ -204,6 +204,7 @@ export class NodeAgent implements PodContainers {
       );
     this.#defaultHandler = defaultRuntime.handler;
     await this.#cleanupStale();
+    this.#o.network.prepare?.();
     const version = (await defaultRuntime.probe()).version ?? '';
     const facts: NodeFacts = {
       ...this.#o.facts,
@@ -235,6 +236,7 @@ export class NodeAgent implements PodContainers {
     for (const w of this.#workers.values()) w.vanish();
     await Promise.all([...this.#workers.values()].map((w) => w.done));
     await Promise.allSettled(this.#running);
+    await this.#o.network.drain?.();
     await this.#nodeExec.closeAll(this.#ctx.podsDir);
     await removeCgroups(this.#ctx.cgroupParent, '');
   }
