@@ -136,6 +136,7 @@ export async function startNodeWorld(namespace: string): Promise<NodeWorld> {
     podCidr: CIDR,
     bridge: BRIDGE,
     prefix: PREFIX,
+    poolSize: 2, // as up: most of these Pods take a network made ahead
   });
   const agent = new NodeAgent({
     client,
