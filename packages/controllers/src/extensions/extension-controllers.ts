@@ -3,6 +3,7 @@
 import type { Clock, KubeClient } from '@agent-sandbox/kube';
 import type { Controller, InformerSource } from '@agent-sandbox/runtime';
 import type { AgentSandboxMetrics } from '../metrics.ts';
+import { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { sandboxClaimController } from '../sandbox-claim/sandbox-claim-controller.ts';
 import { sandboxTemplateController } from '../sandbox-template/sandbox-template-controller.ts';
 import { sandboxWarmPoolController } from '../sandbox-warm-pool/sandbox-warm-pool-controller.ts';
@@ -38,6 +39,11 @@ export interface ExtensionControllersOptions {
   disableClaimObservabilityAnnotations?: boolean;
   /** The claim's IP-less warm candidate grace in ms (no flag upstream). @default 2000 */
   claimWarmCandidateGraceMs?: number;
+  /**
+   * Warm adoptions in flight, shared by the claim and pool controllers here and by the Sandbox
+   * controller if it gets the same one (ADR 0039). @default a new one
+   */
+  adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
 }
 
@@ -49,6 +55,8 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
   const { client, informers } = options;
   const clock = options.clock !== undefined ? { clock: options.clock } : {};
   const out: Controller[] = [];
+  // A warm claim's Ready write goes before the refill its adoption starts (ADR 0039).
+  const adoptionsInFlight = options.adoptionsInFlight ?? new AdoptionsInFlight();
   if (wanted('sandboxclaim')) {
     out.push(
       sandboxClaimController({
@@ -61,6 +69,7 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
         ...defined('disableEvents', options.disableClaimEvents),
         ...defined('disableObservabilityAnnotations', options.disableClaimObservabilityAnnotations),
         ...defined('warmCandidateGraceMs', options.claimWarmCandidateGraceMs),
+        adoptionsInFlight,
       }),
     );
   }
@@ -76,6 +85,7 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
         ...defined('enableEviction', options.enableWarmPoolEviction),
         ...defined('replenishDelayMs', options.warmPoolReplenishDelayMs),
         ...defined('maxRefillRate', options.warmPoolMaxRefillRate),
+        adoptionsInFlight,
       }),
     );
   }

@@ -13,6 +13,7 @@ import { ControllersError } from '../errors.ts';
 import { AgentSandboxMetrics, type SandboxForMetrics } from '../metrics.ts';
 import { sandboxCacheTransforms } from '../sandbox/pod-cache-transform.ts';
 import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
+import { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { CONTROLLERS, type ControllerContext, type ControllerName } from './controller-registry.ts';
 
 /** Upstream's leader election ID (spec §18.1: the Lease every replica competes for). */
@@ -130,6 +131,7 @@ export async function runControllerManager(
       manager,
       options,
       ...(agentSandboxMetrics ? { metrics: agentSandboxMetrics } : {}),
+      adoptionsInFlight: new AdoptionsInFlight(),
     };
     for (const name of options.controllers) {
       const create = CONTROLLERS[name].create;

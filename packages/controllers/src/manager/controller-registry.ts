@@ -5,6 +5,7 @@
 import type { KubeClient } from '@agent-sandbox/kube';
 import type { Controller, Manager } from '@agent-sandbox/runtime';
 import type { AgentSandboxMetrics } from '../metrics.ts';
+import type { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { sandboxController } from '../sandbox/sandbox-controller.ts';
 import { sandboxClaimController } from '../sandbox-claim/sandbox-claim-controller.ts';
 import { sandboxTemplateController } from '../sandbox-template/sandbox-template-controller.ts';
@@ -18,6 +19,8 @@ export interface ControllerContext {
   options: ControllerManagerOptions;
   /** The agent_sandbox_* metrics (absent only in the webhook-only mode, which runs no controller). */
   metrics?: AgentSandboxMetrics;
+  /** One per manager: the warm pool's refills wait for the claims' Ready writes (ADR 0039). */
+  adoptionsInFlight: AdoptionsInFlight;
 }
 
 export interface ControllerEntry {
@@ -41,10 +44,11 @@ export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 export const CONTROLLERS: Readonly<Record<ControllerName, ControllerEntry>> = {
   sandbox: {
     extension: false,
-    create: ({ client, manager, options }) =>
+    create: ({ client, manager, options, adoptionsInFlight }) =>
       sandboxController({
         client,
         informers: manager,
+        adoptionsInFlight,
         ...(options.sandbox?.concurrency !== undefined
           ? { concurrency: options.sandbox.concurrency }
           : {}),
@@ -58,10 +62,11 @@ export const CONTROLLERS: Readonly<Record<ControllerName, ControllerEntry>> = {
   },
   sandboxclaim: {
     extension: true,
-    create: ({ client, manager, options, metrics }) =>
+    create: ({ client, manager, options, metrics, adoptionsInFlight }) =>
       sandboxClaimController({
         client,
         informers: manager,
+        adoptionsInFlight,
         ...(options.sandboxClaim
           ? {
               concurrency: options.sandboxClaim.concurrency,
@@ -74,10 +79,11 @@ export const CONTROLLERS: Readonly<Record<ControllerName, ControllerEntry>> = {
   },
   sandboxwarmpool: {
     extension: true,
-    create: ({ client, manager, options }) =>
+    create: ({ client, manager, options, adoptionsInFlight }) =>
       sandboxWarmPoolController({
         client,
         informers: manager,
+        adoptionsInFlight,
         ...(options.sandboxWarmPool
           ? {
               concurrency: options.sandboxWarmPool.concurrency,

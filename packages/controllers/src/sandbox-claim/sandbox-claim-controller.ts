@@ -18,6 +18,7 @@ import { SANDBOXES } from '../sandbox/child-writes.ts';
 import { WarmSandboxQueue } from '../warm-queue/warm-queue.ts';
 import { OWNED_SANDBOX_FILTER, TEMPLATE_FILTER, WARM_POOL_FILTER } from './claim-predicates.ts';
 import { feedWarmQueue } from './claim-reads.ts';
+import type { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { FirstSeenTimes } from './first-seen.ts';
 import { SandboxClaimReconciler } from './sandbox-claim-reconciler.ts';
 
@@ -37,6 +38,8 @@ export interface SandboxClaimControllerOptions {
   warmCandidateGraceMs?: number;
   /** The warm queue (one per process). @default a new one */
   queue?: WarmSandboxQueue;
+  /** Shared with the warm pool controller: its refills wait for warm claims' Ready writes. */
+  adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
 }
 
@@ -85,6 +88,9 @@ export function sandboxClaimController(options: SandboxClaimControllerOptions): 
       : {}),
     ...(options.warmCandidateGraceMs !== undefined
       ? { warmCandidateGraceMs: options.warmCandidateGraceMs }
+      : {}),
+    ...(options.adoptionsInFlight !== undefined
+      ? { adoptionsInFlight: options.adoptionsInFlight }
       : {}),
     clock,
   });

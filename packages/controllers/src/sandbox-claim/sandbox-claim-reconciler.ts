@@ -27,6 +27,7 @@ import { SANDBOXES } from '../sandbox/child-writes.ts';
 import { READ, type Permission } from '../extensions/permissions.ts';
 import type { ClaimObject, SandboxObj, TemplateObject } from '../extensions/resources.ts';
 import type { WarmSandboxQueue } from '../warm-queue/warm-queue.ts';
+import type { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { ClaimError, asClaimError, templateNotFound, warmPoolNotFound } from './claim-errors.ts';
 import { ExtensionEventRecorder, type ExtensionEvent } from '../extensions/events.ts';
 import { recordReadiness } from './claim-metrics.ts';
@@ -101,6 +102,8 @@ export interface SandboxClaimReconcilerOptions {
    * Fixed upstream (no flag); tests on a loaded machine lengthen it. @default 2000
    */
   warmCandidateGraceMs?: number;
+  /** Shared with the pool and Sandbox controllers: their writes wait for the Ready write. */
+  adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
 }
 
@@ -122,6 +125,13 @@ type Pass = {
    * pass's own Update, and the locked status patch would lose to it).
    */
   latest?: ClaimObject;
+  /**
+   * Events of this pass, sent (not awaited) once its status write is done: on the way to Ready
+   * the claim's status is the one write its user waits for, and it goes first.
+   */
+  events: { claim: ClaimObject; event: ExtensionEvent }[];
+  /** Ends this pass's adoption in flight (AdoptionsInFlight), if it made one. */
+  endAdoption?: () => void;
 };
 
 export class SandboxClaimReconciler implements Reconciler {
@@ -165,18 +175,20 @@ export class SandboxClaimReconciler implements Reconciler {
       },
       parent.context,
     );
+    const now = new Date(this.#clock.now());
+    const pass: Pass = { ctx, now, stamp: {}, events: [] };
     try {
-      const now = new Date(this.#clock.now());
-      const stamp = this.#missingObservability(claim, now);
+      const stamp = (pass.stamp = this.#missingObservability(claim, now));
       const traced = span.isRecording() ? this.#missingTrace(claim, parent.context, span) : {};
       Object.assign(stamp, traced);
       // In memory too (§12.2 step 4): a Sandbox this pass creates or adopts copies the trace.
       if (Object.keys(traced).length > 0) claim = withAnnotations(claim, traced);
-      return await this.#pass(claim, req, { ctx, now, stamp });
+      return await this.#pass(claim, req, pass);
     } catch (err: unknown) {
       recordSpanError(span, err);
       throw err;
     } finally {
+      this.#statusWritten(pass);
       span.end();
     }
   }
@@ -206,7 +218,9 @@ export class SandboxClaimReconciler implements Reconciler {
       now,
     });
     const unchanged = claimStatusEqual(claim.status, status);
-    const written = await this.#writes.writeStatus(claim, status, ctx.signal);
+    const written = await this.#writes
+      .writeStatus(claim, status, ctx.signal)
+      .finally(() => this.#statusWritten(pass));
     const bound = found.sandbox?.metadata.name;
     if ((written || unchanged) && bound !== undefined && status.sandbox?.name === bound) {
       await this.#writes.deleteStrays(claim, bound, ctx);
@@ -401,8 +415,12 @@ export class SandboxClaimReconciler implements Reconciler {
       throw err;
     }
     const template = this.#templateOf(recorded);
+    // The patch takes the Sandbox out of its pool: what that sets off waits for the status write.
+    pass.endAdoption ??= this.#o.adoptionsInFlight?.enter(
+      `${candidate.metadata.namespace ?? ''}/${candidate.metadata.name ?? ''}`,
+    );
     const sandbox = await this.#adopter.complete(recorded, candidate, template, pass.ctx.signal);
-    this.#eventBeside(recorded, claimEvents.adopted(sandbox.metadata.name ?? ''), pass);
+    pass.events.push({ claim: recorded, event: claimEvents.adopted(sandbox.metadata.name ?? '') });
     const ready = sandbox.status?.conditions?.some(
       (c) => c.type === 'Ready' && c.status === 'True',
     );
@@ -453,7 +471,7 @@ export class SandboxClaimReconciler implements Reconciler {
         'Sandbox already created; waiting for cache to converge',
       );
     }
-    this.#eventBeside(claim, claimEvents.provisioned(created.metadata.name ?? ''), pass);
+    pass.events.push({ claim, event: claimEvents.provisioned(created.metadata.name ?? '') });
     this.#countCreation(
       claim,
       created,
@@ -490,12 +508,14 @@ export class SandboxClaimReconciler implements Reconciler {
   }
 
   /**
-   * An event on the way to Ready is sent beside the pass, not awaited: the claim's status write
-   * does not queue behind it (one write less on the latency path under a busy API server).
-   * Best effort either way, as client-go's recorder, which sends from a goroutine of its own.
+   * The status write is answered (or the pass ended without one): the pool may refill, and the
+   * pass's events go out beside it, not awaited — before the write they queued ahead of it on
+   * a busy API server. Best effort either way, as client-go's recorder, which sends from a
+   * goroutine of its own. Idempotent.
    */
-  #eventBeside(claim: ClaimObject, event: ExtensionEvent, pass: Pass): void {
-    void this.#event(claim, event, pass);
+  #statusWritten(pass: Pass): void {
+    pass.endAdoption?.();
+    for (const { claim, event } of pass.events.splice(0)) void this.#event(claim, event, pass);
   }
 
   async #event(claim: ClaimObject, event: ExtensionEvent, pass: Pass): Promise<void> {

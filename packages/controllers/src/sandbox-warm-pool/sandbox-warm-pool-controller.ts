@@ -12,6 +12,7 @@ import {
   type SandboxObj,
 } from '../extensions/resources.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
+import type { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { WarmPoolExpectations } from './expectations.ts';
 import { SandboxWarmPoolReconciler } from './sandbox-warm-pool-reconciler.ts';
 
@@ -34,6 +35,8 @@ export interface SandboxWarmPoolControllerOptions {
   maxRefillRate?: number;
   /** `--sandbox-warm-pool-unschedulable-recheck-interval` in ms. @default 1 minute */
   unschedulableRecheckMs?: number;
+  /** The claim controller's warm adoptions in flight: refills wait for them (ADR 0039). */
+  adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
 }
 
@@ -93,6 +96,9 @@ export function sandboxWarmPoolController(options: SandboxWarmPoolControllerOpti
     ...(options.maxRefillRate !== undefined ? { maxRefillRate: options.maxRefillRate } : {}),
     ...(options.unschedulableRecheckMs !== undefined
       ? { unschedulableRecheckMs: options.unschedulableRecheckMs }
+      : {}),
+    ...(options.adoptionsInFlight !== undefined
+      ? { adoptionsInFlight: options.adoptionsInFlight }
       : {}),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });

@@ -32,6 +32,7 @@ import {
   type TemplateObject,
 } from '../extensions/resources.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
+import type { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { ExtensionEventRecorder } from '../extensions/events.ts';
 import { WarmPoolExpectations } from './expectations.ts';
 import { newMember } from './member.ts';
@@ -81,6 +82,11 @@ export interface SandboxWarmPoolReconcilerOptions {
   maxRefillRate?: number;
   /** `--sandbox-warm-pool-unschedulable-recheck-interval` in ms. @default 1 minute */
   unschedulableRecheckMs?: number;
+  /**
+   * Warm adoptions whose claim's Ready write is not answered yet (shared with the claim
+   * controller): creates wait for them, for a bounded time (ADR 0039).
+   */
+  adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
 }
 
@@ -97,7 +103,8 @@ export function addMemberIndex(informers: InformerSource): void {
 }
 
 export class SandboxWarmPoolReconciler implements Reconciler {
-  readonly #o: Required<Omit<SandboxWarmPoolReconcilerOptions, 'clock'>>;
+  readonly #o: Required<Omit<SandboxWarmPoolReconcilerOptions, 'clock' | 'adoptionsInFlight'>>;
+  readonly #adoptions: AdoptionsInFlight | undefined;
   readonly #clock: Clock;
   readonly #refill = new Map<string, RefillState>();
   readonly #events: ExtensionEventRecorder;
@@ -120,6 +127,7 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       maxRefillRate: options.maxRefillRate ?? 0,
       unschedulableRecheckMs: options.unschedulableRecheckMs ?? DEFAULT_UNSCHEDULABLE_RECHECK_MS,
     };
+    this.#adoptions = options.adoptionsInFlight;
     if (!Number.isFinite(this.#o.maxRefillRate) || this.#o.maxRefillRate < 0) {
       throw new InvalidArgumentError(
         `warm pool maxRefillRate must be a finite number >= 0 (got ${options.maxRefillRate}); 0 is unlimited`,
@@ -244,6 +252,7 @@ export class SandboxWarmPoolReconciler implements Reconciler {
         requeueMs: EXPECTATIONS_REQUEUE_MS,
       };
     }
+    await this.#adoptions?.settled(ctx.signal);
     const error = await this.#createMembers(key, pool, template, grant.granted, ctx.signal);
     return {
       state: afterCreates(grant.state, grant.granted),

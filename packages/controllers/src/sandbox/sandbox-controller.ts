@@ -13,6 +13,7 @@ import {
 } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { Controller, type InformerSource, type Request } from '@agent-sandbox/runtime';
+import type { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { SANDBOXES, SandboxReconciler } from './sandbox-reconciler.ts';
 
 /** Sandboxes by `<namespace>/<agents.x-k8s.io/pod-name annotation>`. */
@@ -57,6 +58,11 @@ export interface SandboxControllerOptions {
   clusterDomain?: string;
   /** `--sandbox-write-behind-window` in ms (capped at 1s, §11.9). @default 0 (synchronous) */
   writeBehindWindowMs?: number;
+  /**
+   * Warm adoptions in flight (shared with the claim controller): a pass on an adopted Sandbox
+   * waits for its claim's Ready write, for a bounded time (ADR 0039).
+   */
+  adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
 }
 
@@ -71,6 +77,9 @@ export function sandboxController(options: SandboxControllerOptions): Controller
     ...(options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : {}),
     ...(options.writeBehindWindowMs !== undefined
       ? { writeBehindWindowMs: options.writeBehindWindowMs }
+      : {}),
+    ...(options.adoptionsInFlight !== undefined
+      ? { adoptionsInFlight: options.adoptionsInFlight }
       : {}),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });

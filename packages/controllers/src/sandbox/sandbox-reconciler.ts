@@ -44,6 +44,7 @@ import {
 import { computeStatus, isStatusWriteNeeded, statusMergePatch } from './status.ts';
 import { StatusWriteMemory } from './status-memory.ts';
 import { WriteBehindClock, isDeferrable, writeBehindWindowMs } from './write-behind.ts';
+import type { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 
 export { POD_NAME_HASH_INDEX, SANDBOXES } from './child-writes.ts';
 
@@ -68,6 +69,11 @@ export interface SandboxReconcilerOptions {
   writeBehindWindowMs?: number;
   /** How repeated identical Events are folded into one (count, lastTimestamp). */
   events?: SandboxEventRecorderOptions;
+  /**
+   * Warm adoptions in flight (shared with the claim controller): a pass on an adopted Sandbox
+   * waits for its claim's Ready write, for a bounded time (ADR 0039).
+   */
+  adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
 }
 
@@ -79,6 +85,7 @@ export class SandboxReconciler implements Reconciler {
   readonly #writeBehindWindowMs: number;
   readonly #writeBehind = new WriteBehindClock();
   readonly #events: SandboxEventRecorder;
+  readonly #adoptions: AdoptionsInFlight | undefined;
   /**
    * Trace-context annotations this process stamped, by Sandbox uid, until the cache shows them:
    * a pass queued by another event may still read the unstamped Sandbox, and must neither stamp
@@ -97,12 +104,16 @@ export class SandboxReconciler implements Reconciler {
     this.#clock = options.clock ?? realClock;
     this.#writeBehindWindowMs = writeBehindWindowMs(options.writeBehindWindowMs ?? 0);
     this.#events = new SandboxEventRecorder(options.client, options.events);
+    this.#adoptions = options.adoptionsInFlight;
   }
 
   async reconcile(req: Request, ctx: ReconcileContext): Promise<Result | void> {
+    // Before the cache read: the pass then starts from what the adoption wrote.
+    const key = `${req.namespace}/${req.name}`;
+    await this.#adoptions?.settled(ctx.signal, key);
     const cached = this.#children.cached<Sandbox>(SANDBOXES, req.namespace, req.name);
     if (cached === undefined || cached.metadata.deletionTimestamp !== undefined) {
-      this.#writeBehind.clear(`${req.namespace}/${req.name}`);
+      this.#writeBehind.clear(key);
       if (cached !== undefined) this.#statusWrites.forget(cached.metadata.uid ?? '');
       return;
     }

@@ -18,6 +18,7 @@ import {
   type ExtensionControllersOptions,
 } from '../extensions/extension-controllers.ts';
 import { sandboxController } from '../sandbox/sandbox-controller.ts';
+import { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
 import { sandboxCacheTransforms } from '../sandbox/pod-cache-transform.ts';
 import { SANDBOXES } from '../sandbox/sandbox-reconciler.ts';
 import type { Tracer } from './recording-tracer.ts';
@@ -53,13 +54,21 @@ export function startSandboxController(
     cacheTransforms: sandboxCacheTransforms,
     ...(tracer !== undefined ? { tracer } : {}),
   });
+  // One per manager, as the controller manager makes it (ADR 0039).
+  const adoptionsInFlight = extensions?.adoptionsInFlight ?? new AdoptionsInFlight();
   manager.add(
-    sandboxController({ client, informers: manager, concurrency: 4, ...controllerOptions }),
+    sandboxController({
+      client,
+      informers: manager,
+      concurrency: 4,
+      adoptionsInFlight,
+      ...controllerOptions,
+    }),
   );
   if (extensions !== undefined) {
     const clock = controllerOptions.clock !== undefined ? { clock: controllerOptions.clock } : {};
-    for (const c of extensionControllers({ client, informers: manager, ...clock, ...extensions }))
-      manager.add(c);
+    const shared = { adoptionsInFlight, ...clock, ...extensions };
+    for (const c of extensionControllers({ client, informers: manager, ...shared })) manager.add(c);
   }
   const abort = new AbortController();
   const done = manager.start(abort.signal);
