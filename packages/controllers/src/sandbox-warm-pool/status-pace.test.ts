@@ -1,0 +1,72 @@
+// The pool status pace (status-pace.ts): no-op writes skipped, count churn throttled to one write
+// per interval with the trailing write left to a requeued pass, spec acknowledgements at once.
+import { describe, expect, it } from 'vitest';
+import { paceStatus, statusPatchBody, type StatusPaceInput } from './status-pace.ts';
+
+const SELECTOR = 'agents.x-k8s.io/warm-pool-sandbox=abc';
+const stored = { replicas: 3, readyReplicas: 2, selector: SELECTOR, observedGeneration: 1 };
+const at = (over: Partial<StatusPaceInput>): StatusPaceInput => ({
+  stored,
+  next: stored,
+  lastWriteMs: 10_000,
+  nowMs: 10_400,
+  intervalMs: 1_000,
+  ...over,
+});
+
+describe('paceStatus', () => {
+  it('an equal status is never written, whatever the pace', () => {
+    expect(paceStatus(at({})).kind).toBe('unchanged');
+    expect(paceStatus(at({ lastWriteMs: undefined })).kind).toBe('unchanged');
+  });
+
+  it('zero counts equal absent ones (omitempty)', () => {
+    const empty = { selector: SELECTOR, observedGeneration: 1 };
+    const zeros = { ...empty, replicas: 0, readyReplicas: 0 };
+    expect(paceStatus(at({ stored: empty, next: zeros })).kind).toBe('unchanged');
+    expect(paceStatus(at({ stored: zeros, next: empty })).kind).toBe('unchanged');
+  });
+
+  it('a count change with no write in the interval is written at once, without zeros', () => {
+    const next = { ...stored, readyReplicas: 0 };
+    expect(paceStatus(at({ next, lastWriteMs: undefined }))).toEqual({
+      kind: 'write',
+      status: { replicas: 3, selector: SELECTOR, observedGeneration: 1 },
+    });
+    expect(paceStatus(at({ next, nowMs: 11_000 })).kind).toBe('write');
+  });
+
+  it('a count change within the interval waits for its end', () => {
+    expect(paceStatus(at({ next: { ...stored, readyReplicas: 3 } }))).toEqual({
+      kind: 'defer',
+      afterMs: 600,
+    });
+    expect(paceStatus(at({ next: { ...stored, replicas: 2 }, nowMs: 10_999.5 }))).toEqual({
+      kind: 'defer',
+      afterMs: 1,
+    });
+  });
+
+  it('a new generation or selector is written at once, counts with it', () => {
+    const generation = { ...stored, readyReplicas: 3, observedGeneration: 2 };
+    expect(paceStatus(at({ next: generation }))).toEqual({ kind: 'write', status: generation });
+    const first = { replicas: 3, selector: SELECTOR, observedGeneration: 1 };
+    expect(paceStatus(at({ stored: {}, next: first })).kind).toBe('write');
+  });
+
+  it('interval 0 writes every change', () => {
+    const next = { ...stored, readyReplicas: 3 };
+    expect(paceStatus(at({ next, nowMs: 10_000, intervalMs: 0 })).kind).toBe('write');
+  });
+});
+
+describe('statusPatchBody', () => {
+  it('names every field, absent ones null so the merge patch clears them', () => {
+    expect(statusPatchBody({ selector: SELECTOR, observedGeneration: 4 })).toEqual({
+      replicas: null,
+      readyReplicas: null,
+      selector: SELECTOR,
+      observedGeneration: 4,
+    });
+  });
+});
