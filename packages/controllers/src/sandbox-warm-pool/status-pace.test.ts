@@ -58,6 +58,11 @@ describe('paceStatus', () => {
     const next = { ...stored, readyReplicas: 3 };
     expect(paceStatus(at({ next, nowMs: 10_000, intervalMs: 0 })).kind).toBe('write');
   });
+
+  it('a clock that went back does not hold the write for longer than the interval', () => {
+    const next = { ...stored, readyReplicas: 3 };
+    expect(paceStatus(at({ next, nowMs: 9_000 })).kind).toBe('write');
+  });
 });
 
 describe('statusPatchBody', () => {
