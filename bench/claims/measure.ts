@@ -350,9 +350,7 @@ async function refillWrites(
     apiWritesPerClaim: perClaim(total(writes(await controller.metrics())) - total(at.w0)),
     ...(manager !== undefined
       ? {
-          byResource: Object.fromEntries(
-            Object.entries(manager).map(([k, v]) => [k, perClaim(v)]),
-          ),
+          byResource: Object.fromEntries(Object.entries(manager).map(([k, v]) => [k, perClaim(v)])),
         }
       : {}),
   };

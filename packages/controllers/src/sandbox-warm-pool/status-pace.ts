@@ -38,7 +38,8 @@ export function paceStatus(input: StatusPaceInput): StatusStep {
   const sinceMs = input.lastWriteMs === undefined ? Infinity : input.nowMs - input.lastWriteMs;
   const countsOnly =
     stored.selector === next.selector && stored.observedGeneration === next.observedGeneration;
-  if (!countsOnly || sinceMs >= input.intervalMs || sinceMs < 0) return { kind: 'write', status: next };
+  if (!countsOnly || sinceMs >= input.intervalMs || sinceMs < 0)
+    return { kind: 'write', status: next };
   return { kind: 'defer', afterMs: Math.max(1, Math.ceil(input.intervalMs - sinceMs)) };
 }
 

@@ -56,7 +56,11 @@ export class PoolStatusWriter {
       );
       this.#memory.written(
         pool.metadata.uid ?? '',
-        { base: pool.metadata.resourceVersion, produced: [], answer: answer.metadata.resourceVersion },
+        {
+          base: pool.metadata.resourceVersion,
+          produced: [],
+          answer: answer.metadata.resourceVersion,
+        },
         answer.status ?? {},
       );
       this.#lastWriteMs.set(key, nowMs);

@@ -44,8 +44,8 @@ export function definePoolStatusScenarios(target: TestTarget): void {
         p.informers
           .getInformer(SANDBOXES)
           .cache.list()
-          .filter((s) => s.metadata.labels?.[Labels.WarmPoolSandbox] === nameHash(pool))
-          .length === n
+          .filter((s) => s.metadata.labels?.[Labels.WarmPoolSandbox] === nameHash(pool)).length ===
+        n
           ? true
           : undefined,
       );
