@@ -50,8 +50,8 @@ export function definePoolStatusScenarios(target: TestTarget): void {
           : undefined,
       );
 
-    describe.concurrent('TestSandboxWarmPoolStatus', () => {
-      it('TestSandboxWarmPoolStatus: a count change within the interval waits for its end; a new generation is written at once; after the interval the pass writes the counts of that moment', async () => {
+    describe.concurrent('pool status writes', () => {
+      it('pool status: a count change within the interval waits for its end; a new generation is written at once; after the interval the pass writes the counts of that moment', async () => {
         const clock = new FakeClock(Date.now());
         const p = await setUp('paced', 2, { statusIntervalMs: INTERVAL_MS, clock });
         await p.pass('paced'); // creates 2; the first status: selector and generation
@@ -82,7 +82,7 @@ export function definePoolStatusScenarios(target: TestTarget): void {
         expect((await stored('paced')).status?.replicas).toBe(3);
       });
 
-      it('TestSandboxWarmPoolStatus: passes from a pool copy older than their own status write do not send it again', async () => {
+      it('pool status: passes from a pool copy older than their own status write do not send it again', async () => {
         const counting = countingClient(world);
         try {
           const p = await setUp('repeat', 1, { client: counting.client });
