@@ -205,9 +205,12 @@ describe('node streaming through the embedded API server', () => {
     });
 
     it('gives -it a real terminal of the client size', async () => {
+      // The size is read after the typed line: kubectl sends its size as the session opens, before
+      // any input, but the process may start before it arrives (the server waits 300 ms for it;
+      // kubectl through the API server's proxy took longer under load, and `stty size` said 24 80).
       const pty = spawnPty(
         'kubectl',
-        ['exec', '-it', 'web', '--', 'sh', '-c', 'stty size; tty; read line; echo "got $line"'],
+        ['exec', '-it', 'web', '--', 'sh', '-c', 'tty; read line; stty size; echo "got $line"'],
         {
           cols: 91,
           rows: 33,
