@@ -75,16 +75,40 @@ export class SandboxCommands implements Commands {
 
 /**
  * The message for a Start that got no `init` frame within the connect deadline: the daemon is
- * unreachable (no HTTP/2 connection) or connected and silent. Either way, waiting out the
- * command's own time limit would only hide it.
+ * unreachable (no HTTP/2 connection), or connected and silent — and then since when, as the
+ * deadline counts from sending Start and a slow connect spends part of it. Either way, waiting
+ * out the command's own time limit would only hide it.
  */
-function stalledStart(target: GrpcTarget, command: string): string {
-  const connected =
-    target.client.getChannel().getConnectivityState(false) === grpc.connectivityState.READY;
-  const what = connected
-    ? `its daemon at ${target.address} is connected but did not start the command`
-    : `no connection to its daemon at ${target.address}`;
-  return `sandbox ${target.sandboxName}: ${what} within ${target.connectTimeoutMs} ms (${command}); check it with sandbox.info() or agent-sandbox get ${target.sandboxName}, or raise connectTimeoutMs`;
+export function stalledStart(
+  target: Pick<GrpcTarget, 'address' | 'sandboxName' | 'connectTimeoutMs'>,
+  command: string,
+  connectedAfterMs: number | undefined,
+): string {
+  const within = `within ${target.connectTimeoutMs} ms`;
+  const what =
+    connectedAfterMs === undefined
+      ? `no connection to its daemon at ${target.address} ${within}`
+      : connectedAfterMs === 0
+        ? `its daemon at ${target.address} is connected but did not start the command ${within}`
+        : `its daemon at ${target.address} connected after ${connectedAfterMs} ms but did not start the command ${within}`;
+  return `sandbox ${target.sandboxName}: ${what} (${command}); check it with sandbox.info() or agent-sandbox get ${target.sandboxName}, or raise connectTimeoutMs`;
+}
+
+/** Resolves `onReady` with the ms from now until the channel is READY (0 if it is already). */
+function whenReady(
+  channel: ReturnType<grpc.Client['getChannel']>,
+  deadlineMs: number,
+  onReady: (ms: number) => void,
+): void {
+  const since = Date.now();
+  const follow = (state: grpc.connectivityState): void => {
+    if (state === grpc.connectivityState.READY) return onReady(Date.now() - since);
+    if (state === grpc.connectivityState.SHUTDOWN) return;
+    channel.watchConnectivityState(state, deadlineMs, (err) => {
+      if (!err) follow(channel.getConnectivityState(false));
+    });
+  };
+  follow(channel.getConnectivityState(false));
 }
 
 /** Starts the command; `mark` gets the timeline: connected, start sent, started, first output. */
@@ -127,8 +151,12 @@ async function start(
   let exited = false;
   let aborted = false;
   let stalled: string | undefined;
+  let connectedAfterMs: number | undefined;
+  whenReady(client.getChannel(), Date.now() + target.connectTimeoutMs, (ms) => {
+    connectedAfterMs ??= ms;
+  });
   const startDeadline = setTimeout(() => {
-    stalled = stalledStart(target, command);
+    stalled = stalledStart(target, command, connectedAfterMs);
     call.cancel();
   }, target.connectTimeoutMs);
   let onPid: (pid: number) => void = () => undefined;
