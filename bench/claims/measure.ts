@@ -47,12 +47,6 @@ export interface RunResult {
    * resource[/subresource]", from the API server's audit log (embedded only).
    */
   writesByResource?: Record<string, Record<string, number>>;
-  /**
-   * From the first claim until the pool is Ready at its size again: how long, and the manager's
-   * writes per claim in that span (the claim phase above ends when the last claim is Ready, while
-   * replacements still come up and the pool's status follows them).
-   */
-  refill: RefillResult;
   controllerCpuSeconds: number;
   controllerPeakRssMb: number | undefined;
   apiserverCpuSeconds: Record<string, number>;
@@ -61,13 +55,6 @@ export interface RunResult {
   steps: StepResult[];
   /** The highest asked rate whose step held (p99 ≤ 500 ms, ≥ 90 % of the rate achieved). */
   highestSustainedRate: number | undefined;
-}
-
-export interface RefillResult {
-  seconds: number;
-  apiWritesPerClaim: number;
-  /** The manager's writes per "verb resource[/subresource]" per claim (embedded only). */
-  byResource?: Record<string, number>;
 }
 
 export interface StepOptions {
@@ -214,7 +201,6 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
     const w1 = writes(after);
     const writesByVerb: Record<string, number> = {};
     for (const [k, v] of w1) writesByVerb[k] = v - (w0.get(k) ?? 0);
-    const refill = await refillWrites(target, controller, { ns, o, w0, phaseFrom, start });
     const steps = o.steps === undefined ? [] : await stepRates(client, ns, o, target.name);
     return {
       target: target.name,
@@ -244,7 +230,6 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
       ...(target.auditLog !== undefined
         ? { writesByResource: readAuditWrites(target.auditLog, phaseFrom, phaseTo) }
         : {}),
-      refill,
       controllerCpuSeconds: cpu['controller'] ?? 0,
       controllerPeakRssMb: memoryMbOf(controller.pid, 'VmHWM'),
       apiserverCpuSeconds: Object.fromEntries(
@@ -329,31 +314,6 @@ async function claimWave(
   abort.abort();
   await watching;
   return { sent, readyAt, start, achievedRate };
-}
-
-/** Waits for the pool to be Ready at its size again; the manager's writes since the claims began. */
-async function refillWrites(
-  target: ClaimsTarget,
-  controller: { metrics(): Promise<string> },
-  at: { ns: string; o: RunOptions; w0: Map<string, number>; phaseFrom: number; start: number },
-): Promise<RefillResult> {
-  await waitPoolReady(target.client, at.ns, at.o.pool);
-  const seconds = Math.round((performance.now() - at.start) / 100) / 10;
-  const refilledAt = Date.now();
-  const perClaim = (n: number): number => Math.round((n / at.o.claims) * 100) / 100;
-  const manager =
-    target.auditLog === undefined
-      ? undefined
-      : readAuditWrites(target.auditLog, at.phaseFrom, refilledAt)['agent-sandbox'];
-  return {
-    seconds,
-    apiWritesPerClaim: perClaim(total(writes(await controller.metrics())) - total(at.w0)),
-    ...(manager !== undefined
-      ? {
-          byResource: Object.fromEntries(Object.entries(manager).map(([k, v]) => [k, perClaim(v)])),
-        }
-      : {}),
-  };
 }
 
 async function waitPoolReady(client: KubeClient, ns: string, size: number): Promise<void> {

@@ -134,13 +134,6 @@ function report(results: readonly RunResult[]): void {
       ...results.map((r) => perClaim(r, 'agent-sandbox')),
     ],
     [
-      'until the pool is refilled: s / manager writes per claim (pool status)',
-      ...results.map(
-        (r) =>
-          `${r.refill.seconds} / ${r.refill.apiWritesPerClaim} (${f(r.refill.byResource?.['patch sandboxwarmpools/status'])})`,
-      ),
-    ],
-    [
       'kubelet writes per claim (audit log)',
       ...results.map((r) => perClaim(r, 'scripted-kubelet')),
     ],

@@ -93,9 +93,6 @@ export const CONTROLLERS: Readonly<Record<ControllerName, ControllerEntry>> = {
               replenishDelayMs: options.sandboxWarmPool.replenishDelayMs,
               maxRefillRate: options.sandboxWarmPool.maxRefillRate,
               unschedulableRecheckMs: options.sandboxWarmPool.unschedulableRecheckIntervalMs,
-              ...(options.sandboxWarmPool.statusIntervalMs !== undefined
-                ? { statusIntervalMs: options.sandboxWarmPool.statusIntervalMs }
-                : {}),
             }
           : {}),
       }),

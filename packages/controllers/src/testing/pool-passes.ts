@@ -8,7 +8,6 @@ import {
   KubeClient,
   PODS,
   type ClientMetrics,
-  type Clock,
   type ResourceRef,
 } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
@@ -56,16 +55,6 @@ export class StoppableInformers implements InformerSource {
   }
 }
 
-export interface PoolPassesOptions {
-  /** Who writes (default: the world's admin client). */
-  client?: KubeClient;
-  /** A previous instance's, carried over. */
-  expectations?: WarmPoolExpectations;
-  /** The reconciler's status pace. @default 0 (every pass writes a changed status) */
-  statusIntervalMs?: number;
-  clock?: Clock;
-}
-
 /** A pool reconciler of its own over StoppableInformers, passes run on demand. */
 export class PoolPasses {
   readonly informers: StoppableInformers;
@@ -75,22 +64,15 @@ export class PoolPasses {
 
   private constructor(
     informers: StoppableInformers,
+    client: KubeClient,
     ns: string,
-    options: PoolPassesOptions & { client: KubeClient; expectations: WarmPoolExpectations },
+    expectations: WarmPoolExpectations,
   ) {
     this.informers = informers;
-    this.expectations = options.expectations;
+    this.expectations = expectations;
     this.#ns = ns;
-    observeMemberEvents(informers, options.expectations);
-    this.#reconciler = new SandboxWarmPoolReconciler({
-      client: options.client,
-      informers,
-      expectations: options.expectations,
-      // No queue brings a deferred status write back here: each pass writes what it computed,
-      // unless a test asks for the pace.
-      statusIntervalMs: options.statusIntervalMs ?? 0,
-      ...(options.clock !== undefined ? { clock: options.clock } : {}),
-    });
+    observeMemberEvents(informers, expectations);
+    this.#reconciler = new SandboxWarmPoolReconciler({ client, informers, expectations });
   }
 
   /**
@@ -99,15 +81,16 @@ export class PoolPasses {
    */
   static async open(
     world: Pick<ScenarioWorld, 'client' | 'ns'>,
-    options: PoolPassesOptions = {},
+    options: { client?: KubeClient; expectations?: WarmPoolExpectations } = {},
   ): Promise<PoolPasses> {
     const informers = new StoppableInformers(world.client, world.ns);
     await informers.synced();
-    return new PoolPasses(informers, world.ns, {
-      ...options,
-      client: options.client ?? world.client,
-      expectations: options.expectations ?? new WarmPoolExpectations(),
-    });
+    return new PoolPasses(
+      informers,
+      options.client ?? world.client,
+      world.ns,
+      options.expectations ?? new WarmPoolExpectations(),
+    );
   }
 
   /** One pass; `signal` is the manager's (aborted on shutdown or lost leadership). */
@@ -131,28 +114,6 @@ export class PoolPasses {
   }
 }
 
-/** Client metrics that count requests by `<method> <code>`. */
-function countedRequests(): { requests: Map<string, number>; metrics: ClientMetrics } {
-  const requests = new Map<string, number>();
-  const metrics: ClientMetrics = {
-    rateLimiterWait: () => undefined,
-    request: (method, _host, code) => {
-      const k = `${method} ${code}`;
-      requests.set(k, (requests.get(k) ?? 0) + 1);
-    },
-  };
-  return { requests, metrics };
-}
-
-/** The world's admin credentials on a client of its own; `requests` counts what it sent. */
-export function countingClient(world: Pick<ScenarioWorld, 'client'>): {
-  client: KubeClient;
-  requests: Map<string, number>;
-} {
-  const { requests, metrics } = countedRequests();
-  return { client: new KubeClient({ config: world.client.config, metrics }), requests };
-}
-
 /**
  * A client authenticated as a fresh ServiceAccount of `world.ns` bound to no role: every write
  * it makes is denied by the target's RBAC authorizer (403), as a controller with a broken
@@ -162,7 +123,14 @@ export async function unprivilegedClient(
   world: Pick<ScenarioWorld, 'client' | 'ns'>,
   name: string,
 ): Promise<{ client: KubeClient; requests: Map<string, number> }> {
-  const { requests, metrics } = countedRequests();
+  const requests = new Map<string, number>();
+  const metrics: ClientMetrics = {
+    rateLimiterWait: () => undefined,
+    request: (method, _host, code) => {
+      const k = `${method} ${code}`;
+      requests.set(k, (requests.get(k) ?? 0) + 1);
+    },
+  };
   await world.client.request('POST', `/api/v1/namespaces/${world.ns}/serviceaccounts`, {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
