@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { entryComponents, resolveInRoot } from './safe-path.ts';
 
 describe('resolveInRoot', () => {
@@ -10,6 +10,7 @@ describe('resolveInRoot', () => {
   symlinkSync('/etc', join(root, 'evil'));
   symlinkSync('../../../..', join(root, 'up'));
   symlinkSync('usr/bin', join(root, 'bin'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('resolves absolute symlinks among the parents against the root, not the host', () => {
     expect(resolveInRoot(root, ['evil', 'shadow'])).toBe(join(root, 'etc/shadow'));
