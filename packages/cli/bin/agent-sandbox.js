@@ -9,9 +9,12 @@
 //   AGENT_SANDBOX_LAUNCH=bundle   require a fresh bundle (exit 1 naming the stale file otherwise)
 //   AGENT_SANDBOX_LAUNCH_DEBUG=1  say on stderr which one runs, and why
 import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MANIFEST = fileURLToPath(new URL('../dist/agent-sandbox.manifest.json', import.meta.url));
+/** The repository this bin is in: the manifest's paths are relative to it (bin/bundle.js). */
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** The bundle's path if it is fresh, else why not. */
 function freshBundle() {
@@ -24,7 +27,10 @@ function freshBundle() {
     };
   }
   for (const [path, built] of Object.entries(manifest.inputs)) {
-    const now = statSync(path, { throwIfNoEntry: false });
+    // An older bundle.js wrote absolute paths, which judge a copied dist against another tree.
+    if (isAbsolute(path))
+      return { reason: `the manifest names ${path} by its absolute path (an older build)` };
+    const now = statSync(resolve(ROOT, path), { throwIfNoEntry: false });
     if (now === undefined || now.size !== built.size || now.mtimeMs !== built.mtimeMs)
       return { reason: `${path} changed since the bundle was built` };
   }

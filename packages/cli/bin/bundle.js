@@ -9,7 +9,10 @@
 // Third-party packages stay external (loaded from node_modules as usual: better-sqlite3's and node-pty's
 // native addons, pino's worker transports). dist/agent-sandbox.manifest.json lists every source file the
 // bundle was built from with its size and mtime; the launcher (agent-sandbox.js) uses the bundle
-// only while all of them are unchanged and runs the sources through tsx otherwise.
+// only while all of them are unchanged and runs the sources through tsx otherwise. Nothing in the
+// manifest or the bundle names the tree it was built in: paths are relative to the repository
+// root, so a dist copied into another checkout is judged against that checkout's sources (and,
+// when they match, reads that checkout's data files).
 //
 // Plain JavaScript on purpose: it runs before anything is compiled.
 import {
@@ -21,9 +24,9 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = resolve(CLI, '../..');
@@ -74,9 +77,25 @@ const externalPackages = {
   },
 };
 
+/** `path` relative to the repository root, with forward slashes: how the manifest names files. */
+export const rootRelative = (path) => relative(ROOT, path).split(sep).join('/');
+
+/**
+ * Every output file (the entry in dist/, chunks in dist/chunks/) finds the repository root from its
+ * own URL, so the bundle names no absolute path and works wherever the tree is.
+ */
+const BANNER = [
+  "import { createRequire as __agentSandboxRequire } from 'node:module';",
+  "import { fileURLToPath as __agentSandboxPath } from 'node:url';",
+  // Bundled CommonJS calls require() for Node's built-ins; an ES module has none of its own.
+  'const require = __agentSandboxRequire(import.meta.url);',
+  "const __agentSandboxRoot = new URL(import.meta.url.endsWith('/dist/agent-sandbox.js') ? '../../../' : '../../../../', import.meta.url);",
+].join(' ');
+
 /**
  * Sources find their data files next to themselves (`new URL('./data/x.json', import.meta.url)`);
- * in one bundle every module would share the bundle's URL, so each keeps its own.
+ * in one bundle every module would share the bundle's URL, so each keeps its own — as a path
+ * from the root the banner finds, not the absolute path of the tree that was built.
  */
 const ownImportMeta = {
   name: 'own-import-meta',
@@ -84,10 +103,11 @@ const ownImportMeta = {
     build.onLoad({ filter: /\.ts$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta')) return undefined;
+      const url = (path) => `new URL(${JSON.stringify(rootRelative(path))}, __agentSandboxRoot)`;
       const contents = source
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
-        .replaceAll('import.meta.filename', JSON.stringify(args.path));
+        .replaceAll('import.meta.url', `(${url(args.path)}.href)`)
+        .replaceAll('import.meta.dirname', `__agentSandboxPath(${url(dirname(args.path))})`)
+        .replaceAll('import.meta.filename', `__agentSandboxPath(${url(args.path)})`);
       return { contents, loader: 'ts' };
     });
   },
@@ -124,10 +144,7 @@ export async function bundle({ log = (line) => process.stderr.write(`${line}\n`)
       target: 'node20',
       metafile: true,
       logLevel: 'warning',
-      // Bundled CommonJS calls require() for Node's built-ins; an ES module has none of its own.
-      banner: {
-        js: "import { createRequire as __agentSandboxRequire } from 'node:module'; const require = __agentSandboxRequire(import.meta.url);",
-      },
+      banner: { js: BANNER },
       plugins: [externalPackages, ownImportMeta],
     });
     // The package.json files decide how workspace imports resolve, so they count as inputs too.
@@ -137,7 +154,9 @@ export async function bundle({ log = (line) => process.stderr.write(`${line}\n`)
     inputs.add(join(ROOT, 'package.json'));
     inputs.add(join(ROOT, 'tsconfig.json'));
     inputs.add(fileURLToPath(import.meta.url));
-    const stamps = Object.fromEntries([...inputs].sort().map((p) => [p, stamp(p)]));
+    const stamps = Object.fromEntries(
+      [...inputs].map((p) => [rootRelative(p), stamp(p)]).sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
     // A file saved while esbuild read the tree may be in the bundle half-old: build again.
     const edited = Object.entries(stamps).find(([, s]) => s.mtimeMs >= buildStart);
     if (edited && attempt < 3) {

@@ -1,7 +1,8 @@
 // The bin launcher (bin/agent-sandbox.js, ADR 0013) on a private copy of the workspace, run the
 // way users run it: from the bundle while it is fresh, from the sources (tsx) after a source
-// edit, and from the bundle again once it is rebuilt. A copy, because the test edits a source
-// file and other sessions run the shared tree's bin meanwhile.
+// edit, and from the bundle again once it is rebuilt; and a dist copied into another tree, judged
+// by that tree's sources. A copy, because the test edits a source file and other sessions run the
+// shared tree's bin meanwhile.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -9,6 +10,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   utimesSync,
@@ -29,6 +31,11 @@ function copyWorkspace(to: string): void {
     recursive: true,
     filter: (src) => !/\/(node_modules|dist|coverage|\.test-results)$/.test(src),
   });
+  linkNodeModules(to);
+}
+
+/** A node_modules in `to`: third-party packages from ROOT's, workspace links to `to`'s packages. */
+function linkNodeModules(to: string): void {
   const modules = join(to, 'node_modules');
   mkdirSync(join(modules, '@agent-sandbox'), { recursive: true });
   for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
@@ -45,12 +52,12 @@ interface Run {
   stderr: string;
 }
 
-function bin(args: string[], env: Record<string, string> = {}): Run {
+function bin(args: string[], env: Record<string, string> = {}, tree = copy): Run {
   const r = spawnSync(
     process.execPath,
-    [join(copy, 'packages/cli/bin/agent-sandbox.js'), ...args],
+    [join(tree, 'packages/cli/bin/agent-sandbox.js'), ...args],
     {
-      cwd: copy,
+      cwd: tree,
       encoding: 'utf8',
       env: { ...process.env, AGENT_SANDBOX_LAUNCH_DEBUG: '1', ...env },
     },
@@ -141,6 +148,60 @@ describe('the agent-sandbox launcher', () => {
     const dep = join(copy, 'packages/apiserver/src/storage/sqlite/group-commit.ts');
     utimesSync(dep, new Date(), new Date(Date.now() + 5000));
     expect(bin(['--version']).stderr).toMatch(/source through tsx: .*group-commit\.ts changed/);
+  });
+
+  it("judges a dist copied into another tree by that tree's sources, and reads that tree's files", () => {
+    build();
+    const other = mkdtempSync(join(tmpdir(), 'launcher-other-'));
+    const away = `${copy}-away`;
+    try {
+      // `cp -a` of a built tree: same sizes and mtimes (cpSync's are whole milliseconds), so the
+      // bundle is fresh there too. With the tree it was built in moved away, it must still run,
+      // reading nothing of that tree.
+      for (const entry of ['package.json', 'tsconfig.json', 'packages']) {
+        const cp = spawnSync('cp', ['-a', join(copy, entry), join(other, entry)]);
+        expect(cp.status, String(cp.stderr)).toBe(0);
+      }
+      linkNodeModules(other);
+      renameSync(copy, away);
+      const moved = bin(['--version'], { AGENT_SANDBOX_LAUNCH: 'bundle' }, other);
+      expect(moved, moved.stderr).toMatchObject({ status: 0, stdout: '0.1.0\n' });
+      expect(moved.stderr).toContain(`launch: bundle ${join(other, 'packages/cli/dist')}`);
+      renameSync(away, copy);
+
+      // An edit in the copy, the tree it was built in untouched: the copy's sources run, or,
+      // when the bundle is required, the launcher refuses naming the edited file.
+      const main = join(other, 'packages/cli/src/main.ts');
+      const text = readFileSync(main, 'utf8');
+      writeFileSync(main, text.replace(/isolated, stateful/i, 'EDITED IN THE COPY: $&'));
+      const edited = bin(['--help'], {}, other);
+      expect(edited.status, edited.stderr).toBe(0);
+      expect(edited.stderr).toMatch(/source through tsx: packages\/cli\/src\/main\.ts changed/);
+      expect(edited.stdout).toMatch(/EDITED IN THE COPY: /);
+      const required = bin(['--help'], { AGENT_SANDBOX_LAUNCH: 'bundle' }, other);
+      expect(required.status).toBe(1);
+      expect(required.stderr).toMatch(/AGENT_SANDBOX_LAUNCH=bundle but .*main\.ts changed/);
+
+      // A manifest of an older bundle.js (absolute paths) is never trusted.
+      const manifestPath = join(other, 'packages/cli/dist/agent-sandbox.manifest.json');
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+        inputs: Record<string, unknown>;
+      };
+      manifest.inputs = Object.fromEntries(
+        Object.entries(manifest.inputs).map(([p, s]) => [join(copy, p), s]),
+      );
+      writeFileSync(manifestPath, JSON.stringify(manifest));
+      const old = bin(['--version'], { AGENT_SANDBOX_LAUNCH: 'bundle' }, other);
+      expect(old.status).toBe(1);
+      expect(old.stderr).toMatch(/names \/\S+ by its absolute path \(an older build\)/);
+    } finally {
+      try {
+        renameSync(away, copy);
+      } catch {
+        // already back
+      }
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('rejects an unknown AGENT_SANDBOX_LAUNCH naming the variable', () => {
