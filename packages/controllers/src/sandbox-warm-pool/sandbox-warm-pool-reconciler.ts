@@ -88,6 +88,8 @@ export interface SandboxWarmPoolReconcilerOptions {
    */
   adoptionsInFlight?: AdoptionsInFlight;
   clock?: Clock;
+  /** The grace requeue's jitter source, in [0, 1) (tests pin it). @default Math.random */
+  random?: () => number;
 }
 
 /** Adds the membership index to the Sandbox informer once per manager. */
@@ -103,9 +105,12 @@ export function addMemberIndex(informers: InformerSource): void {
 }
 
 export class SandboxWarmPoolReconciler implements Reconciler {
-  readonly #o: Required<Omit<SandboxWarmPoolReconcilerOptions, 'clock' | 'adoptionsInFlight'>>;
+  readonly #o: Required<
+    Omit<SandboxWarmPoolReconcilerOptions, 'clock' | 'adoptionsInFlight' | 'random'>
+  >;
   readonly #adoptions: AdoptionsInFlight | undefined;
   readonly #clock: Clock;
+  readonly #random: () => number;
   readonly #refill = new Map<string, RefillState>();
   readonly #events: ExtensionEventRecorder;
 
@@ -121,11 +126,12 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       informers: options.informers,
       expectations: options.expectations,
       maxBatchSize,
-      readinessGraceMs: options.readinessGraceMs ?? DEFAULT_READINESS_GRACE_MS,
+      // Zero is "use the default", as upstream's zero-valued fields (the CLI refuses <= 0).
+      readinessGraceMs: options.readinessGraceMs || DEFAULT_READINESS_GRACE_MS,
       enableEviction: options.enableEviction ?? true,
       replenishDelayMs: options.replenishDelayMs ?? 0,
       maxRefillRate: options.maxRefillRate ?? 0,
-      unschedulableRecheckMs: options.unschedulableRecheckMs ?? DEFAULT_UNSCHEDULABLE_RECHECK_MS,
+      unschedulableRecheckMs: options.unschedulableRecheckMs || DEFAULT_UNSCHEDULABLE_RECHECK_MS,
     };
     this.#adoptions = options.adoptionsInFlight;
     if (!Number.isFinite(this.#o.maxRefillRate) || this.#o.maxRefillRate < 0) {
@@ -138,6 +144,7 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       kind: 'SandboxWarmPool',
     });
     this.#clock = options.clock ?? realClock;
+    this.#random = options.random ?? Math.random;
     addMemberIndex(options.informers);
     options.informers.getInformer(PODS);
   }
@@ -174,7 +181,12 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       { readinessGraceMs: this.#o.readinessGraceMs, maxBatchSize: this.#o.maxBatchSize },
     );
     const errors: Error[] = [];
-    let requeueMs = plan.graceRequeueMs;
+    // Only the grace deadline is jittered (many pools' members age together); the recheck,
+    // expectations and refill requeues are exact (§13.2 step 11).
+    let requeueMs =
+      plan.graceRequeueMs === undefined
+        ? undefined
+        : Math.round(plan.graceRequeueMs * (1 + this.#random() * 0.5));
     const later = (ms: number): void => {
       requeueMs = requeueMs === undefined ? ms : Math.min(requeueMs, ms);
     };
@@ -229,7 +241,7 @@ export class SandboxWarmPoolReconciler implements Reconciler {
     }
     throwJoined(errors);
     await this.#writeStatus(pool, plan.status, ctx.signal);
-    return requeueMs === undefined ? undefined : { requeueAfterMs: jitter(requeueMs) };
+    return requeueMs === undefined ? undefined : { requeueAfterMs: requeueMs };
   }
 
   /** Step 8: refill tokens, then the expectations gate, then the creates. */
@@ -377,11 +389,6 @@ function withoutZeros(s: NonNullable<PoolObject['status']>): NonNullable<PoolObj
   if (s.selector) out.selector = s.selector;
   if (s.observedGeneration) out.observedGeneration = s.observedGeneration;
   return out;
-}
-
-/** Up to +50% so many pools' grace deadlines do not fire together. */
-function jitter(ms: number): number {
-  return Math.round(ms * (1 + Math.random() * 0.5));
 }
 
 function asError(err: unknown): Error {

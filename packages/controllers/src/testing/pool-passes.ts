@@ -18,7 +18,10 @@ import { SANDBOX_TEMPLATES, SANDBOX_WARM_POOLS } from '../extensions/resources.t
 import { SANDBOXES } from '../sandbox/child-writes.ts';
 import { WarmPoolExpectations } from '../sandbox-warm-pool/expectations.ts';
 import { observeMemberEvents } from '../sandbox-warm-pool/sandbox-warm-pool-controller.ts';
-import { SandboxWarmPoolReconciler } from '../sandbox-warm-pool/sandbox-warm-pool-reconciler.ts';
+import {
+  SandboxWarmPoolReconciler,
+  type SandboxWarmPoolReconcilerOptions,
+} from '../sandbox-warm-pool/sandbox-warm-pool-reconciler.ts';
 import type { ScenarioWorld } from './scenario-world.ts';
 
 const KINDS: readonly ResourceRef[] = [SANDBOX_WARM_POOLS, SANDBOX_TEMPLATES, SANDBOXES, PODS];
@@ -55,6 +58,12 @@ export class StoppableInformers implements InformerSource {
   }
 }
 
+/** The reconciler settings a test may choose (the flags, the clock, the jitter source). */
+export type PoolPassSettings = Pick<
+  SandboxWarmPoolReconcilerOptions,
+  'readinessGraceMs' | 'unschedulableRecheckMs' | 'clock' | 'random'
+>;
+
 /** A pool reconciler of its own over StoppableInformers, passes run on demand. */
 export class PoolPasses {
   readonly informers: StoppableInformers;
@@ -67,12 +76,18 @@ export class PoolPasses {
     client: KubeClient,
     ns: string,
     expectations: WarmPoolExpectations,
+    settings: PoolPassSettings,
   ) {
     this.informers = informers;
     this.expectations = expectations;
     this.#ns = ns;
     observeMemberEvents(informers, expectations);
-    this.#reconciler = new SandboxWarmPoolReconciler({ client, informers, expectations });
+    this.#reconciler = new SandboxWarmPoolReconciler({
+      client,
+      informers,
+      expectations,
+      ...settings,
+    });
   }
 
   /**
@@ -81,7 +96,11 @@ export class PoolPasses {
    */
   static async open(
     world: Pick<ScenarioWorld, 'client' | 'ns'>,
-    options: { client?: KubeClient; expectations?: WarmPoolExpectations } = {},
+    options: {
+      client?: KubeClient;
+      expectations?: WarmPoolExpectations;
+      settings?: PoolPassSettings;
+    } = {},
   ): Promise<PoolPasses> {
     const informers = new StoppableInformers(world.client, world.ns);
     await informers.synced();
@@ -90,12 +109,16 @@ export class PoolPasses {
       options.client ?? world.client,
       world.ns,
       options.expectations ?? new WarmPoolExpectations(),
+      options.settings ?? {},
     );
   }
 
   /** One pass; `signal` is the manager's (aborted on shutdown or lost leadership). */
-  pass(pool: string, signal: AbortSignal = new AbortController().signal): Promise<Result | void> {
-    return this.#reconciler.reconcile(
+  async pass(
+    pool: string,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<Result | undefined> {
+    const result = await this.#reconciler.reconcile(
       { namespace: this.#ns, name: pool },
       {
         signal,
@@ -103,6 +126,7 @@ export class PoolPasses {
         tracer: trace.getTracer('pool-passes'),
       },
     );
+    return result ?? undefined;
   }
 
   key(pool: string): string {

@@ -94,7 +94,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
       );
 
     describe.concurrent('TestReconcilePool', () => {
-      it('TestReconcilePool_NoOverCreationWithStaleCache: five passes on a cache that never sees their creates make replicas members, no more; once caught up the expectations are met and passes create nothing', async () => {
+      it('TestReconcilePool_NoOverCreationWithStaleCache / TestExpectations: five passes on a cache that never sees their creates make replicas members, no more; once caught up the expectations are met and passes create nothing', async () => {
         const stale = await setUp('stale', { replicas: 3 });
         stale.informers.freeze();
         for (let i = 0; i < 5; i++) await stale.pass('stale');
@@ -155,7 +155,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
         expect(after.map((s) => s.metadata.name)).not.toContain(name);
       });
 
-      it('TestReconcilePool_ExcessDeleteNotFoundLowersExpectation: an excess member already gone from the store (NotFound) is observed at once — no error, no stalled pool, the real members kept', async () => {
+      it('TestReconcilePool_ExcessDeleteNotFoundLowersExpectation / TestExpectations: an excess member already gone from the store (NotFound) is observed at once — no error, no stalled pool, the real members kept', async () => {
         const p = await setUp('phantom', { replicas: 3 });
         await p.pass('phantom');
         const real = await cacheHas(p, 'phantom', 3);

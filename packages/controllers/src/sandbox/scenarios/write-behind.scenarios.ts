@@ -8,10 +8,11 @@
 // function; the scenario below reads the running controller's Pod cache, and every other scenario
 // runs with the transform on, which shows the metadata merge patches are unaffected.
 import { Labels } from '@agent-sandbox/api';
-import { PODS, realClock, type Clock, type TimerHandle } from '@agent-sandbox/kube';
+import { PODS } from '@agent-sandbox/kube';
 import type { OwnerReference } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
+import { HandMovedClock } from '../../testing/hand-moved-clock.ts';
 import {
   eventually,
   markPodRunning,
@@ -29,20 +30,6 @@ import { SANDBOXES } from '../sandbox-reconciler.ts';
 import { createExtensionsOwner, podWhere } from './pod.scenarios.ts';
 
 const WINDOW_MS = 1_000;
-
-/** now() moves only when the test says so; timers (the work queue's requeues) are real. */
-class HandMovedClock implements Clock {
-  #now = Date.now();
-  now(): number {
-    return this.#now;
-  }
-  setTimer(fn: () => void, ms: number): TimerHandle {
-    return realClock.setTimer(fn, ms);
-  }
-  advance(ms: number): void {
-    this.#now += ms;
-  }
-}
 
 /** Every version of one Pod a watch delivers from `fromResourceVersion` on, until stop(). */
 function watchPod(world: ScenarioWorld, name: string, fromResourceVersion: string) {
