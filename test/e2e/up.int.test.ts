@@ -57,7 +57,13 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  onTestFailed(() => console.log(`agent-sandbox up printed:\n${up?.output().slice(-6000)}`));
+  // A failure through a sandbox's daemon (a stalled Start) is explained by what the daemons did.
+  onTestFailed(() =>
+    console.log(
+      `agent-sandbox up printed:\n${up?.output().slice(-6000)}\n` +
+        `in-sandbox daemons, last lines each (from ${dataDir}/up.log):\n${up?.daemonLog()}`,
+    ),
+  );
 });
 
 describe('e2e against agent-sandbox up --demo', () => {

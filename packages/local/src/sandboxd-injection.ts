@@ -33,12 +33,15 @@ export function daemonArgv(
   opts: { nodeExecSocket?: string } = {},
 ): string[] | undefined {
   if (pod.metadata?.annotations?.[SANDBOXD_ANNOTATION] === 'disabled') return undefined;
-  // The workload's own use of 8080/9090/8888 wins over the daemon's listener on that port.
+  // The workload's own use of 8080/9090/8888 wins over the daemon's listener on that port. The
+  // node keeps the daemon's stderr in its log: each Start's timeline is there when one stalls.
   return [
     ...launchArgv,
     '--root-dir',
     container.workingDir || DEFAULT_DAEMON_ROOT,
     '--skip-busy-ports',
+    '--log-level',
+    'debug',
     ...(opts.nodeExecSocket ? ['--node-exec-socket', opts.nodeExecSocket] : []),
   ];
 }

@@ -197,6 +197,11 @@ describe('agent-sandbox up', () => {
   it('runs a Sandbox with a bridge IP; kubectl exec, exec -it, logs -f and port-forward work', async () => {
     expect((await kubectl(['apply', '-f', '-'], SANDBOX)).code).toBe(0);
     await waitReady('box');
+    // The node keeps its daemon's stderr, each Start's timeline too (the warm-up's first), for a
+    // failing test to print (UpProcess.daemonLog).
+    await expect
+      .poll(() => up?.daemonLog() ?? '', { timeout: 15_000 })
+      .toMatch(/default\/box\/main:\n[\s\S]*"msg":"Start init sent","level":"debug","call":1,/);
     const ip = (await kubectl(['get', 'pod', 'box', '-o', 'jsonpath={.status.podIP}'])).stdout;
     expect(ip.startsWith(`${SUBNET}.`)).toBe(true);
 

@@ -119,6 +119,9 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
             sttyCommand: o.sttyCommand,
             retainBytes: o.retainOutputBytes,
             chunkSize: o.streamChunkSize,
+            ...(o.logLevel === 'debug'
+              ? { debug: (msg, fields) => o.log(msg, { level: 'debug', ...fields }) }
+              : {}),
           },
           o.listenHost,
           o.grpcPort,

@@ -18,6 +18,7 @@ const STRING_FLAGS = {
   '--root-dir': 'rootDir',
   '--metadata-env-prefix': 'metadataEnvPrefix',
   '--node-exec-socket': 'nodeExecSocket',
+  '--log-level': 'logLevel',
 } as const;
 const ARGV_FLAGS = { '--pty-command': 'ptyCommand', '--stty-command': 'sttyCommand' } as const;
 
@@ -26,6 +27,7 @@ export const USAGE = `usage: sandboxd [--listen-host 0.0.0.0] [--rest-port 8080]
   [--max-upload-bytes N] [--max-processes N] [--exec-timeout-seconds 300]
   [--pty-command "script"] [--stty-command "stty"] [--skip-busy-ports]
   [--node-exec-socket PATH] (the node agent's exec socket to dial out to)
+  [--log-level info|debug] (debug: each gRPC Start's steps with their times)
   (ports: 0 = any free, -1 = off; --skip-busy-ports leaves a taken port's listener off)`;
 
 export function parseFlags(argv: string[]): SandboxdOptions {

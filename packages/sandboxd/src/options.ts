@@ -48,6 +48,11 @@ export interface SandboxdOptions {
   skipBusyPorts?: boolean;
   /** Structured log lines (errors a boundary answered with 5xx, refused gRPC calls). @default none */
   log?: LogFn;
+  /**
+   * `debug` adds lines marked `level: 'debug'` to `log`: each gRPC Start's steps with their
+   * times. @default 'info'
+   */
+  logLevel?: 'info' | 'debug';
   now?: () => number;
 }
 
@@ -89,11 +94,16 @@ export function withDefaults(o: SandboxdOptions): ResolvedOptions {
     skipBusyPorts: o.skipBusyPorts ?? false,
     nodeExecSocket: o.nodeExecSocket ?? '',
     log: o.log ?? (() => undefined),
+    logLevel: o.logLevel ?? 'info',
     now: o.now ?? Date.now,
   };
   if (r.nodeExecSocket !== '' && !r.nodeExecSocket.startsWith('/'))
     throw new InvalidOptionError(
       `node exec socket ${r.nodeExecSocket} must be an absolute path (--node-exec-socket)`,
+    );
+  if (r.logLevel !== 'info' && r.logLevel !== 'debug')
+    throw new InvalidOptionError(
+      `log level ${String(r.logLevel)} must be info or debug (--log-level)`,
     );
   if (r.rootDir === '') throw new InvalidOptionError('root dir must not be empty (--root-dir)');
   if (r.restPort > 0 && r.restPort === r.grpcPort) {

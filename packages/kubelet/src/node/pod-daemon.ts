@@ -3,7 +3,9 @@
 // container (NodeAgentOptions.extraReadOnlyMounts) — through the runtime's exec, so it shares the
 // container's root, namespaces, cgroup, user and environment and works in any image. It lives
 // and dies with the container instance; if it exits while the container runs it is restarted
-// with back-off, and its last stderr is logged.
+// with back-off, and its last stderr is logged. Every stderr line it writes goes to the node's log
+// as it comes (`in-sandbox daemon`, the line's JSON as `daemon`), so a daemon that stalls while
+// it runs can be read afterwards (`up` keeps them in DIR/up.log).
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Container, Pod } from '@agent-sandbox/kube-types';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
@@ -50,6 +52,8 @@ export interface DaemonInstance {
 
 const MAX_BACKOFF_MS = 30_000;
 const STDERR_TAIL = 2048;
+/** A longer stderr line is logged in pieces of this size. */
+const MAX_LINE = 4096;
 /** How long a daemon's exit waits to see whether its container is ending too. */
 const SETTLE_MS = 500;
 
@@ -63,6 +67,35 @@ function settled(p: Promise<unknown>, ms: number): Promise<void> {
     ),
     new Promise<void>((r) => (t = setTimeout(r, ms))),
   ]).finally(() => clearTimeout(t));
+}
+
+/**
+ * The daemon's JSON log line as an object, any other line as it is. Its own `logger` name is
+ * dropped: the node's line names its part once (`in-sandbox daemon` says whose line it is).
+ */
+function parsedLine(line: string): unknown {
+  if (!line.startsWith('{')) return line;
+  try {
+    const parsed = JSON.parse(line) as Record<string, unknown>;
+    delete parsed['logger'];
+    return parsed;
+  } catch {
+    return line;
+  }
+}
+
+/** Calls `onLine` with each complete line of a byte stream fed to the returned function. */
+export function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    while (partial.length > MAX_LINE) {
+      lines.push(partial.slice(0, MAX_LINE));
+      partial = partial.slice(MAX_LINE);
+    }
+    for (const line of lines) if (line.trim() !== '') onLine(line);
+  };
 }
 
 /** Starts the daemon and keeps it running until the instance exits. Never throws. */
@@ -81,7 +114,14 @@ export function superviseDaemon(d: DaemonInstance): void {
     let tail = '';
     child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ['ignore', 'ignore', 'pipe'] });
     d.onStart?.();
-    child.stderr?.on('data', (b: Buffer) => (tail = (tail + b.toString()).slice(-STDERR_TAIL)));
+    const forward = lineSplitter((line) =>
+      d.log.info({ container: d.key, daemon: parsedLine(line) }, 'in-sandbox daemon'),
+    );
+    child.stderr?.setEncoding('utf8'); // a character split across two reads stays whole
+    child.stderr?.on('data', (text: string) => {
+      tail = (tail + text).slice(-STDERR_TAIL);
+      forward(text);
+    });
     child.once('error', () => undefined); // 'exit' or 'close' follows
     child.once('close', (code, signal) => {
       child = undefined;

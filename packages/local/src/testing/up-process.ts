@@ -35,6 +35,8 @@ export interface UpProcess {
   exited: Promise<number | null>;
   /** DIR/endpoints.json, once `up` serves. */
   endpoints(): UpEndpoints;
+  /** The in-sandbox daemons' last lines (daemonLines), for a failing test to print. */
+  daemonLog(perContainer?: number): string;
 }
 
 export interface StartUpOptions {
@@ -87,7 +89,42 @@ export async function startUp(o: StartUpOptions): Promise<UpProcess> {
     exited,
     endpoints: () =>
       JSON.parse(readFileSync(join(o.dataDir, 'endpoints.json'), 'utf8')) as UpEndpoints,
+    daemonLog: (perContainer) => daemonLines(o.dataDir, perContainer),
   };
+}
+
+const readOr = (path: string): string => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * The last `perContainer` lines each in-sandbox daemon wrote to stderr, which the node logs as
+ * `in-sandbox daemon` into DIR/up.log (and its last rotation), grouped by container: with the
+ * daemons at `--log-level debug`, what each did with every Start and when.
+ */
+export function daemonLines(dataDir: string, perContainer = 40): string {
+  const text = readOr(join(dataDir, 'up.log.1')) + readOr(join(dataDir, 'up.log'));
+  const byContainer = new Map<string, string[]>();
+  for (const line of text.split('\n')) {
+    if (!line.includes('"msg":"in-sandbox daemon')) continue;
+    let entry: { container?: string; daemon?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue; // a line cut by a crash: the rest still says what happened
+    }
+    const lines = byContainer.get(entry.container ?? '?') ?? [];
+    lines.push(entry.daemon !== undefined ? JSON.stringify(entry.daemon) : line);
+    byContainer.set(entry.container ?? '?', lines);
+  }
+  if (byContainer.size === 0) return `no in-sandbox daemon lines in ${dataDir}/up.log`;
+  return [...byContainer]
+    .map(([container, lines]) => `${container}:\n  ${lines.slice(-perContainer).join('\n  ')}`)
+    .join('\n');
 }
 
 /** SIGINT and its exit code; SIGKILL after `graceMs` (a hung stop must not hang the suite). */

@@ -4,6 +4,8 @@ import { access, mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFlags } from '../flags.ts';
+import { withDefaults } from '../options.ts';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.ts';
 import { callUnary, collect, ourClient, upstreamProcessClient } from '../testing/grpc-clients.ts';
 
@@ -132,11 +134,52 @@ describe('the warm-up Start at daemon start', () => {
       expect(marked.events[0]!.init!.process_id).toBe(2);
       const after = await callUnary<{ processes: { process_id: number }[] }>(session, 'List', {});
       expect(after.processes.map((p) => p.process_id).sort()).toEqual([1, 2]);
+      expect(logged).toEqual([]); // an info daemon logs no Start timeline (--log-level debug)
     } finally {
       c.close();
       session.close();
       await fresh.stop();
     }
+  });
+});
+
+describe("--log-level debug: each Start's timeline", () => {
+  it('logs the Start received, then spawned and init sent with the process id, in ms', async () => {
+    const lines: { msg: string; fields: Record<string, unknown> }[] = [];
+    const debug = await startTestDaemon({
+      restPort: -1,
+      legacyPort: -1,
+      logLevel: 'debug',
+      log: (msg, fields) => lines.push({ msg, fields }),
+    });
+    const c = upstreamProcessClient(debug.grpcAddress!);
+    try {
+      await debug.warmedUp;
+      const ran = await collect<Event>(c.Start(cfg(['true'])) as grpc.ClientReadableStream<Event>);
+      const id = ran.events[0]!.init!.process_id;
+      const mine = lines.filter((l) => l.fields['warmUp'] === undefined);
+      expect(mine.map((l) => l.msg)).toEqual(['Start received', 'Start init sent']);
+      expect(mine[0]!.fields).toEqual({ level: 'debug', call: 2, argv0: 'true' });
+      const sent = mine[1]!.fields;
+      expect(sent).toMatchObject({ level: 'debug', call: 2, process_id: id });
+      expect(sent['spawnedMs']).toBeGreaterThanOrEqual(0);
+      expect(sent['endedMs']).toBeGreaterThanOrEqual(sent['spawnedMs'] as number);
+      // The warm-up Start is call 1, marked as such.
+      expect(lines.filter((l) => l.fields['warmUp'] === true).map((l) => l.msg)).toEqual([
+        'Start received',
+        'Start init sent',
+      ]);
+    } finally {
+      c.close();
+      await debug.stop();
+    }
+  });
+
+  it('refuses another level, naming the flag', () => {
+    expect(parseFlags(['--log-level', 'debug'])).toEqual({ logLevel: 'debug' });
+    expect(() => withDefaults(parseFlags(['--log-level=trace']))).toThrow(
+      'log level trace must be info or debug (--log-level)',
+    );
   });
 });
 

@@ -12,7 +12,8 @@ import {
   type StartRequest,
   type WriteStdinRequest,
 } from '@agent-sandbox/protocol';
-import { SandboxdError, sandboxdError } from '../errors.ts';
+import { performance } from 'node:perf_hooks';
+import { SandboxdError, sandboxdError, type LogFn } from '../errors.ts';
 import { childEnv, runToCompletion } from '../exec.ts';
 import { sanitizePath } from '../paths.ts';
 import type { ProcessLimiter } from '../process-limiter.ts';
@@ -29,6 +30,8 @@ export interface ProcessServiceDeps {
   sttyCommand: string[];
   retainBytes: number;
   chunkSize: number;
+  /** Debug lines: each Start's steps and their times (`--log-level debug`). @default none */
+  debug?: LogFn;
 }
 
 const SIGNALS: Record<number, NodeJS.Signals> = {
@@ -85,12 +88,44 @@ export function streamProcess(
  */
 export const WARM_UP_METADATA = 'x-sandboxd-warm-up';
 
+/**
+ * One Start's debug timeline, in ms since it was received: a line when it arrives, and one once
+ * its process spawned and the init frame was handed to HTTP/2 (or the client left first). A Start
+ * the client calls stalled shows here as no line, a slow spawn, or a slow init write.
+ */
+interface StartTimeline {
+  spawned(): void;
+  ended(how: string, processId: number): void;
+}
+
+const NO_TIMELINE: StartTimeline = { spawned: () => undefined, ended: () => undefined };
+
+function startTimeline(debug: LogFn | undefined, fields: Record<string, unknown>): StartTimeline {
+  if (!debug) return NO_TIMELINE;
+  const t0 = performance.now();
+  const since = () => Math.round((performance.now() - t0) * 10) / 10;
+  let spawnedMs: number | undefined;
+  debug('Start received', fields);
+  return {
+    spawned: () => void (spawnedMs = since()),
+    ended: (how: string, processId: number) =>
+      debug(`Start ${how}`, { ...fields, process_id: processId, spawnedMs, endedMs: since() }),
+  };
+}
+
 export function processService(deps: ProcessServiceDeps): GuardedService {
   let warmUpPending = true;
+  let calls = 0;
   const start = async (call: ServerWritableStream<StartRequest, unknown>) => {
     const req = call.request;
     const warmUp = warmUpPending && call.metadata.get(WARM_UP_METADATA).length > 0;
     if (warmUp) warmUpPending = false;
+    const timeline = startTimeline(deps.debug, {
+      call: ++calls,
+      argv0: req.config?.command?.[0],
+      ...(warmUp ? { warmUp } : {}),
+      ...(req.pty ? { pty: true } : {}),
+    });
     const cmd = await commandOf(deps, req.config);
     const slot = deps.limiter.acquire();
     if (!slot) throw sandboxdError('ResourceExhausted', deps.limiter.refusal());
@@ -108,16 +143,18 @@ export function processService(deps: ProcessServiceDeps): GuardedService {
       slot.release();
       throw err;
     }
+    timeline.spawned();
     p.follow((e) => e.kind === 'exit' && slot.release());
     if (!warmUp) deps.table.add(p);
     const detached = call.metadata
       .get(DETACH_METADATA)
       .some((v) => String(v).toLowerCase() === 'true');
     if (call.cancelled) {
+      timeline.ended('cancelled before init', p.id);
       if (!detached) await p.signal('SIGKILL');
       return;
     }
-    call.write({ init: { process_id: p.id } });
+    call.write({ init: { process_id: p.id } }, () => timeline.ended('init sent', p.id));
     const stop = streamProcess(p, call as ServerWritableStream<unknown, unknown>, {
       stdout: 0,
       stderr: 0,
