@@ -58,7 +58,13 @@ export {
   type StreamingServerHandle,
   type StreamingServerOptions,
 } from './streaming/streaming-server.ts';
-export { NodeAgent, NODES, RUNTIME_CLASSES, type NodeAgentOptions } from './node/node-agent.ts';
+export {
+  CGROUP_PARENT,
+  NodeAgent,
+  NODES,
+  RUNTIME_CLASSES,
+  type NodeAgentOptions,
+} from './node/node-agent.ts';
 export { hostNodeFacts, primaryIPv4 } from './node/host-facts.ts';
 export type { NodeFacts } from './node/node-object.ts';
 export type { NodeLogger } from './node/node-context.ts';

@@ -9,6 +9,7 @@ import {
   NodeAgent,
   RegistryClient,
   RUNTIME_CLASSES,
+  CGROUP_PARENT,
   hostNodeFacts,
   bwrapRuntime,
   runcRuntime,
@@ -21,7 +22,7 @@ import type { KubeObject } from '@agent-sandbox/kube-types';
 import { join } from 'node:path';
 import type { Component } from './component.ts';
 import { nodeIdentity } from './identities.ts';
-import { startNodeNetwork, type NodeNetwork } from './node-network.ts';
+import { networkPrefix, startNodeNetwork, type NodeNetwork } from './node-network.ts';
 import { startNodeStreaming, type NodeStreaming } from './node-streaming.ts';
 import { hostNetworkPods } from './router.ts';
 import { prepareSandboxd } from './sandboxd-injection.ts';
@@ -42,7 +43,7 @@ export interface EmbeddedNodeAgentOptions {
   dataDir: string;
   /** Pod CIDR of the bridge network. @default '10.88.0.0/16' */
   podCidr?: string;
-  /** Host bridge name (≤ 15 characters); netns, veths and nft tables are named after it. @default 'asb0' */
+  /** Host bridge name (≤ 15 characters); netns, veths, nft tables and cgroups are named after it. @default 'asb0' */
   bridge?: string;
   /** The host's resolver (`ip` or `ip:port`) cluster DNS relays other names to; absent: refused. */
   dnsUpstream?: string;
@@ -60,6 +61,18 @@ export const RUNTIME_CLASS_NAMES: Record<string, string> = {
   runsc: 'gvisor',
   bubblewrap: 'bubblewrap',
 };
+
+/**
+ * The cgroup holding the node's `pod<uid>` cgroups: the kubelet's default for the default bridge,
+ * else named after the bridge as the netns, veths and nft tables are. Two `up`s on one machine
+ * differ in bridge, and must not meet in cgroups either: each removes the empty cgroups under its
+ * parent at start and stop (one being created for another's container among them), and a leak
+ * check of one counted the other's.
+ */
+export function nodeCgroupParent(bridge: string | undefined): string {
+  const prefix = networkPrefix(bridge);
+  return prefix === networkPrefix(undefined) ? CGROUP_PARENT : `${CGROUP_PARENT}-${prefix}`;
+}
 
 /** The data dir's image store, shared by the node agent and `agent-sandbox image`. */
 export function nodeImageStore(dataDir: string): ImageStore {
@@ -117,6 +130,7 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
           network: net.network,
           images: new ImageService(nodeImageStore(dir), new RegistryClient()),
           dataDir: dir,
+          cgroupParent: nodeCgroupParent(o.bridge),
           allowHostPath: o.allowHostPath === true,
           ...(injection
             ? { extraReadOnlyMounts: injection.mounts, podDaemon: injection.daemon }

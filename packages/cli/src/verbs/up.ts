@@ -37,7 +37,7 @@ export const upVerb: Verb = (program, { io, setExit, version }) => {
       )
       .option(
         '--bridge <name>',
-        'host bridge for Pods; netns, veths and nft tables are named after it (default: asb0)',
+        'host bridge for Pods; netns, veths, nft tables and cgroups are named after it (default: asb0)',
         parseBridgeName,
       )
       .option(

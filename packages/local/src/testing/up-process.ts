@@ -5,6 +5,7 @@ import { findLeaks } from '@agent-sandbox/kubelet/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeCgroupParent } from '../node-agent.ts';
 
 /** The `agent-sandbox` command (bin of packages/cli), run by path as `npx agent-sandbox` does. */
 export const CLI_BIN = join(import.meta.dirname, '../../../cli/bin/agent-sandbox.js');
@@ -144,8 +145,9 @@ export function upLeaks(dataDir: string, network: UpNetwork): string[] {
   const node = join(dataDir, 'node');
   const leaks = findLeaks({
     dataDir: node,
-    runtimeStateDirs: [join(node, 'runc'), join(node, 'runsc')],
+    runtimeStateDirs: [join(node, 'runc'), join(node, 'runsc'), join(node, 'bwrap')],
     netnsPrefix: `${network.bridge}-`,
+    cgroupParent: nodeCgroupParent(network.bridge),
   });
   if (spawnSync('ip', ['link', 'show', network.bridge]).status === 0)
     leaks.push(`bridge ${network.bridge}`);
