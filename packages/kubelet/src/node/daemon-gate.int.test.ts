@@ -4,29 +4,14 @@
 // listened (a warm pool member handed out then failed its first call). A daemon that never
 // listens keeps the Pod not Ready. Real runc containers from the busybox test image against our
 // embedded API server.
-// eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
-import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
-import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import { PODS, type KubeClient } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImageService } from '../images/image-service.ts';
-import { ImageStore } from '../images/image-store.ts';
-import { loadOciLayout } from '../images/oci-layout.ts';
-import { RegistryClient } from '../images/registry-client.ts';
-import { LoopbackPodNetwork } from '../network/loopback-network.ts';
-import { runcRuntime } from '../runtime/runc-runtime.ts';
-import { findLeaks } from '../testing/leak-check.ts';
-import { buildTestImage } from '../testing/test-image.ts';
-import { hostNodeFacts } from './host-facts.ts';
-import { NodeAgent } from './node-agent.ts';
+import { TEST_IMAGE as IMAGE, startNodeWorld, type NodeWorld } from '../testing/node-world.ts';
+import type { NodeAgent } from './node-agent.ts';
 
 type PodObject = Pod & KubeObject;
-const IMAGE = 'localhost/test/busybox:v1';
-const NETNS_PREFIX = 'asb-lo-gate-';
 const PORT = 8888;
 /** The Pod's annotation picks the test daemon: `late` listens after a second, `never` never. */
 const MODE = 'test.agent-sandbox.dev/daemon';
@@ -39,41 +24,25 @@ const DAEMONS: Record<string, string[]> = {
   never: ['/bin/sleep', '3600'],
 };
 
-let api: TestApiServer;
+let world: NodeWorld;
 let client: KubeClient;
-let dir: string;
 let agent: NodeAgent;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'asb-gate-'));
-  api = await startTestApiServer();
-  client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
-  const store = new ImageStore(join(dir, 'images'));
-  await loadOciLayout(store, (await buildTestImage(join(dir, 'build'))).layoutDir, IMAGE);
-  agent = new NodeAgent({
-    client,
-    facts: hostNodeFacts('node-gate'),
-    runtimes: [runcRuntime(join(dir, 'runc'))],
-    network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
-    images: new ImageService(store, new RegistryClient()),
-    dataDir: join(dir, 'node'),
-    podDaemon: {
-      argv: (pod) => DAEMONS[pod.metadata?.annotations?.[MODE] ?? ''],
-      readyPorts: () => [PORT],
+  world = await startNodeWorld({
+    tag: 'gate',
+    agent: {
+      podDaemon: {
+        argv: (pod) => DAEMONS[pod.metadata?.annotations?.[MODE] ?? ''],
+        readyPorts: () => [PORT],
+      },
     },
   });
-  await agent.start();
+  ({ client, agent } = world);
 }, 60_000);
 
 afterAll(async () => {
-  await agent?.stop();
-  const leaks = dir
-    ? findLeaks({ dataDir: dir, runtimeStateDirs: [join(dir, 'runc')], netnsPrefix: NETNS_PREFIX })
-    : [];
-  await client?.close();
-  await api?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  expect(leaks.filter((l) => !l.startsWith('cgroup '))).toEqual([]);
+  expect(await world?.close()).toEqual([]);
 });
 
 async function createPod(name: string, mode: string): Promise<void> {

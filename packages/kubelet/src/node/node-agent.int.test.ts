@@ -1,33 +1,19 @@
 // The node agent against our embedded API server with real runc containers from the busybox
 // test image. Few pods, short lives: this file stays within a few seconds of container time.
-// eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
-import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
-import { CONFIG_MAPS, KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import { CONFIG_MAPS, PODS, type KubeClient } from '@agent-sandbox/kube';
 import type { Container, KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImageService } from '../images/image-service.ts';
-import { ImageStore } from '../images/image-store.ts';
-import { loadOciLayout } from '../images/oci-layout.ts';
-import { RegistryClient } from '../images/registry-client.ts';
-import { LoopbackPodNetwork } from '../network/loopback-network.ts';
-import { bwrapRuntime } from '../runtime/bwrap-runtime.ts';
-import { runcRuntime, runscRuntime } from '../runtime/runc-runtime.ts';
-import { findLeaks } from '../testing/leak-check.ts';
 import { createRuntimeClass } from '../testing/runtime-class.ts';
-import { buildTestImage } from '../testing/test-image.ts';
-import { hostNodeFacts } from './host-facts.ts';
-import { NODES, NodeAgent } from './node-agent.ts';
+import { TEST_IMAGE as IMAGE, startNodeWorld, type NodeWorld } from '../testing/node-world.ts';
+import { NODES, type NodeAgent } from './node-agent.ts';
 
 type PodObject = Pod & KubeObject;
-const IMAGE = 'localhost/test/busybox:v1';
-const NETNS_PREFIX = 'asb-lo-nodetest-';
 
-let api: TestApiServer;
+let world: NodeWorld | undefined;
 let client: KubeClient;
 let dir: string;
 let agent: NodeAgent;
@@ -44,46 +30,24 @@ function requireRuntimes(): void {
 
 beforeAll(async () => {
   requireRuntimes();
-  dir = await mkdtemp(join(tmpdir(), 'asb-node-'));
-  api = await startTestApiServer();
-  client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
-  const store = new ImageStore(join(dir, 'images'));
-  await loadOciLayout(store, (await buildTestImage(join(dir, 'build'))).layoutDir, IMAGE);
-  agent = new NodeAgent({
-    client,
-    facts: hostNodeFacts('node-test'),
-    runtimes: [
-      runcRuntime(join(dir, 'runc')),
-      runscRuntime(join(dir, 'runsc')),
-      bwrapRuntime(join(dir, 'bwrap')),
-    ],
-    pidsLimit: 64,
-    cgroupParent: 'asb-nodetest',
-    network: new LoopbackPodNetwork({ prefix: NETNS_PREFIX }),
-    images: new ImageService(store, new RegistryClient()),
-    dataDir: join(dir, 'node'),
-    backoffBaseMs: 200,
-    allowHostPath: true, // refusal without it: host-path.test.ts
+  world = await startNodeWorld({
+    tag: 'nodetest',
+    runtimes: ['runc', 'runsc', 'bubblewrap'],
+    agent: {
+      pidsLimit: 64,
+      backoffBaseMs: 200,
+      allowHostPath: true, // refusal without it: host-path.test.ts
+    },
   });
-  await agent.start();
+  ({ client, dir, agent } = world);
   await createRuntimeClass(client, 'gvisor', 'runsc');
   await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
 });
 
 afterAll(async () => {
   console.time('stop');
-  await agent?.stop();
+  const leaks = await world?.close();
   console.timeEnd('stop');
-  const leaks = dir
-    ? findLeaks({
-        dataDir: dir,
-        runtimeStateDirs: [join(dir, 'runc'), join(dir, 'runsc'), join(dir, 'bwrap')],
-        netnsPrefix: NETNS_PREFIX,
-        cgroupParent: 'asb-nodetest',
-      })
-    : [];
-  await api?.close();
-  await rm(dir, { recursive: true, force: true });
   expect(leaks).toEqual([]);
 });
 
@@ -191,7 +155,7 @@ async function remove(...names: string[]): Promise<void> {
 
 describe('NodeAgent with runc', () => {
   it('registers a Ready Node with a Lease', async () => {
-    const node = (await client.get(NODES, undefined, 'node-test')) as KubeObject & {
+    const node = (await client.get(NODES, undefined, agent.name)) as KubeObject & {
       status: {
         conditions: { type: string; status: string; reason: string }[];
         nodeInfo: { containerRuntimeVersion: string };
@@ -217,7 +181,7 @@ describe('NodeAgent with runc', () => {
       'web',
       (x) => x.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
     );
-    expect(p.spec?.nodeName).toBe('node-test');
+    expect(p.spec?.nodeName).toBe(agent.name);
     expect(p.status?.phase).toBe('Running');
     expect(p.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
       'PodReadyToStartContainers=True',
@@ -329,7 +293,7 @@ describe('NodeAgent with runc', () => {
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
       (resolve) => {
         const child = spawn('kubectl', ['delete', 'pod', 'kd', '-n', 'default'], {
-          env: { ...process.env, KUBECONFIG: api.kubeconfigPath },
+          env: { ...process.env, KUBECONFIG: world?.api.kubeconfigPath },
         });
         let stdout = '';
         let stderr = '';

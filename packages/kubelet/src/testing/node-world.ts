@@ -1,0 +1,119 @@
+// The world of the node agent's integration tests: our embedded API server, the busybox test
+// image loaded into a fresh image store, and one NodeAgent with real runtimes on a temp dir of its
+// own; close() stops it all and returns what the agent left of the machine (leak-check.ts).
+// eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
+import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
+import { KubeClient, kubeConfigFromFile } from '@agent-sandbox/kube';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ImageService } from '../images/image-service.ts';
+import { ImageStore } from '../images/image-store.ts';
+import { loadOciLayout } from '../images/oci-layout.ts';
+import { RegistryClient } from '../images/registry-client.ts';
+import { LoopbackPodNetwork } from '../network/loopback-network.ts';
+import { hostNodeFacts } from '../node/host-facts.ts';
+import { NodeAgent, type NodeAgentOptions } from '../node/node-agent.ts';
+import { bwrapRuntime } from '../runtime/bwrap-runtime.ts';
+import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import { runcRuntime, runscRuntime } from '../runtime/runc-runtime.ts';
+import { findLeaks } from './leak-check.ts';
+import { buildTestImage } from './test-image.ts';
+
+/** The test image's name in the world's image store (never pulled). */
+export const TEST_IMAGE = 'localhost/test/busybox:v1';
+
+const RUNTIMES = {
+  runc: (dir: string) => runcRuntime(join(dir, 'runc')),
+  runsc: (dir: string) => runscRuntime(join(dir, 'runsc')),
+  bubblewrap: (dir: string) => bwrapRuntime(join(dir, 'bwrap')),
+} as const satisfies Record<string, (dir: string) => ContainerRuntime>;
+const STATE_DIRS: Record<keyof typeof RUNTIMES, string> = {
+  runc: 'runc',
+  runsc: 'runsc',
+  bubblewrap: 'bwrap',
+};
+
+export interface NodeWorldOptions {
+  /**
+   * Names everything of this world apart from other suites' on the machine: node `node-<tag>`,
+   * temp dir `asb-<tag>-*`, netns `asb-lo-<tag>-*`, cgroup parent `asb-<tag>`.
+   */
+  tag: string;
+  /** The first is the default. @default ['runc'] */
+  runtimes?: readonly (keyof typeof RUNTIMES)[];
+  /** More of the agent's options. */
+  agent?: Pick<NodeAgentOptions, 'pidsLimit' | 'backoffBaseMs' | 'allowHostPath' | 'podDaemon'>;
+}
+
+export interface NodeWorld {
+  api: TestApiServer;
+  /** The admin's client. */
+  client: KubeClient;
+  /** The temp dir: images/, build/, one state dir per runtime and the agent's node/. */
+  dir: string;
+  agent: NodeAgent;
+  nodeName: string;
+  /** Stops the agent and the server and removes the dir; returns what the agent left behind. */
+  close(): Promise<string[]>;
+}
+
+export async function startNodeWorld(o: NodeWorldOptions): Promise<NodeWorld> {
+  const runtimes = o.runtimes ?? ['runc'];
+  const nodeName = `node-${o.tag}`;
+  const netnsPrefix = `asb-lo-${o.tag}-`;
+  const cgroupParent = `asb-${o.tag}`;
+  const dir = await mkdtemp(join(tmpdir(), `asb-${o.tag}-`));
+  let api: TestApiServer | undefined;
+  let agent: NodeAgent | undefined;
+  try {
+    api = await startTestApiServer();
+    const client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
+    const store = new ImageStore(join(dir, 'images'));
+    await loadOciLayout(store, (await buildTestImage(join(dir, 'build'))).layoutDir, TEST_IMAGE);
+    agent = new NodeAgent({
+      client,
+      facts: hostNodeFacts(nodeName),
+      runtimes: runtimes.map((r) => RUNTIMES[r](dir)),
+      cgroupParent,
+      network: new LoopbackPodNetwork({ prefix: netnsPrefix }),
+      images: new ImageService(store, new RegistryClient()),
+      dataDir: join(dir, 'node'),
+      ...o.agent,
+    });
+    await agent.start();
+    return world({ api, client, dir, agent, nodeName }, { runtimes, netnsPrefix, cgroupParent });
+  } catch (err: unknown) {
+    await agent?.stop();
+    await api?.close();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function world(
+  parts: Omit<NodeWorld, 'close'>,
+  names: {
+    runtimes: readonly (keyof typeof RUNTIMES)[];
+    netnsPrefix: string;
+    cgroupParent: string;
+  },
+): NodeWorld {
+  const { api, client, dir, agent } = parts;
+  return {
+    ...parts,
+    close: async () => {
+      await agent.stop();
+      const leaks = findLeaks({
+        dataDir: dir,
+        runtimeStateDirs: names.runtimes.map((r) => join(dir, STATE_DIRS[r])),
+        netnsPrefix: names.netnsPrefix,
+        cgroupParent: names.cgroupParent,
+      });
+      await client.close();
+      await api.close();
+      await rm(dir, { recursive: true, force: true });
+      return leaks;
+    },
+  };
+}
