@@ -76,7 +76,7 @@ export function claimedNames(title: string): string[] {
   if (colon < 0) return [];
   const head = title.slice(0, colon);
   if (head === 'Adoption conflict suite') return [head];
-  if (/^[a-z/_]+_test$/.test(head)) return [`${head}.go`];
+  if (/^[a-z/_*]+_test$/.test(head)) return [`${head}.go`];
   return [...head.matchAll(TEST_RUN)].flatMap((m) => expandRun(m[0]));
 }
 

@@ -22,6 +22,7 @@ describe('scenario table', () => {
     expect(claimedNames('sandboxclaim_rawpatch_test: z')).toEqual([
       'sandboxclaim_rawpatch_test.go',
     ]);
+    expect(claimedNames('internal/metrics/*_test: w')).toEqual(['internal/metrics/*_test.go']);
     expect(claimedNames('no name here')).toEqual([]);
   });
 

@@ -4,6 +4,7 @@ import type { Clock, KubeClient } from '@agent-sandbox/kube';
 import type { Controller, InformerSource } from '@agent-sandbox/runtime';
 import type { AgentSandboxMetrics } from '../metrics.ts';
 import { AdoptionsInFlight } from '../warm-queue/adoptions-in-flight.ts';
+import type { WarmSandboxQueue } from '../warm-queue/warm-queue.ts';
 import { sandboxClaimController } from '../sandbox-claim/sandbox-claim-controller.ts';
 import { sandboxTemplateController } from '../sandbox-template/sandbox-template-controller.ts';
 import { sandboxWarmPoolController } from '../sandbox-warm-pool/sandbox-warm-pool-controller.ts';
@@ -39,6 +40,8 @@ export interface ExtensionControllersOptions {
   disableClaimObservabilityAnnotations?: boolean;
   /** The claim's IP-less warm candidate grace in ms (no flag upstream). @default 2000 */
   claimWarmCandidateGraceMs?: number;
+  /** The claim controller's warm queue (one per process; a test may watch it). @default a new one */
+  claimQueue?: WarmSandboxQueue;
   /**
    * Warm adoptions in flight, shared by the claim and pool controllers here and by the Sandbox
    * controller if it gets the same one (ADR 0039). @default a new one
@@ -69,6 +72,7 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
         ...defined('disableEvents', options.disableClaimEvents),
         ...defined('disableObservabilityAnnotations', options.disableClaimObservabilityAnnotations),
         ...defined('warmCandidateGraceMs', options.claimWarmCandidateGraceMs),
+        ...defined('queue', options.claimQueue),
         adoptionsInFlight,
       }),
     );

@@ -250,5 +250,83 @@ export function defineClaimCleanupScenarios(target: TestTarget): void {
         expect(kept.status?.conditions?.find((x) => x.type === 'Finished')?.status).toBe('True');
       });
     });
+
+    // The expiry instant of spec §16 (ExpireAt): shutdownTime, finishedAt + ttl, the earlier wins.
+    // Under Retain the claim stays; its 'Claim expired' event says when it expired (whole seconds,
+    // as the Finished time is: lower bounds only).
+    describe.concurrent('internal/lifecycle/expiry_test', () => {
+      const finishedOf = (c: ClaimObject) =>
+        c.status?.conditions?.find((x) => x.type === 'Finished' && x.status === 'True');
+      /** A cold claim on the scripted pool whose Pod then succeeds; returns when it finished. */
+      const finish = async (
+        name: string,
+        lifecycle: NonNullable<ClaimObject['spec']['lifecycle']> = {},
+      ): Promise<number> => {
+        await createClaim(
+          world,
+          newClaim(world.ns, name, 'scripted', {
+            lifecycle: { shutdownPolicy: 'Retain', ...lifecycle },
+          }),
+        );
+        await eventually(() => world.client.get(PODS, world.ns, name));
+        await setPodStatus(world.client, world.ns, name, { phase: 'Succeeded' });
+        const c = await claimWhere(name, (x) => finishedOf(x) !== undefined);
+        return Date.parse(finishedOf(c)?.lastTransitionTime ?? '');
+      };
+      const expiredEvents = async (name: string): Promise<number[]> =>
+        (await world.client.list<Event & KubeObject>(EVENTS, world.ns)).items
+          .filter(
+            (e) =>
+              e.involvedObject.name === name &&
+              e.reason === 'ClaimExpired' &&
+              e.message === 'Claim expired',
+          )
+          .map((e) => Date.parse(e.firstTimestamp ?? ''));
+      const expiredAt = async (name: string): Promise<number> => {
+        await readyReason(name, 'ClaimExpired');
+        const times = await eventually(async () => {
+          const t = await expiredEvents(name);
+          return t.length > 0 ? t : undefined;
+        });
+        return Math.min(...times);
+      };
+
+      it('internal/lifecycle/expiry_test: ttl only — a finished claim expires ttlSecondsAfterFinished after it finished', async () => {
+        const finishedAt = await finish('exp-ttl', { ttlSecondsAfterFinished: 2 });
+        expect(await expiredAt('exp-ttl')).toBeGreaterThanOrEqual(finishedAt + 2_000);
+      });
+
+      it('internal/lifecycle/expiry_test: ttl 0 — a finished claim expires at once; no shutdownTime and no ttl — it never does', async () => {
+        await finish('exp-none');
+        const finishedAt = await finish('exp-zero', { ttlSecondsAfterFinished: 0 });
+        expect(await expiredAt('exp-zero')).toBeGreaterThanOrEqual(finishedAt);
+        // exp-none finished first, and the pass that expired exp-zero came after it.
+        const none = await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'exp-none');
+        expect(readyCondition(none)?.reason).not.toBe('ClaimExpired');
+        expect(await expiredEvents('exp-none')).toEqual([]);
+        expect(await gone(world.client, SANDBOXES, world.ns, 'exp-none')).toBeUndefined();
+      });
+
+      it('internal/lifecycle/expiry_test: the earlier shutdownTime wins over finishedAt + ttl', async () => {
+        const finishedAt = await finish('exp-shutdown', { ttlSecondsAfterFinished: 3_600 });
+        // Set once the claim has finished (a shutdownTime ahead would race a loaded machine).
+        const shutdownTime = new Date(Date.now() - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        await world.client.patch(SANDBOX_CLAIMS, world.ns, 'exp-shutdown', {
+          type: 'merge',
+          body: { spec: { lifecycle: { shutdownTime } } },
+        });
+        // Expired now, an hour before the ttl would have expired it.
+        expect(await expiredAt('exp-shutdown')).toBeGreaterThanOrEqual(finishedAt);
+        expect(await expiredAt('exp-shutdown')).toBeLessThan(finishedAt + 3_600_000);
+      });
+
+      it('internal/lifecycle/expiry_test: finishedAt + ttl wins over a later shutdownTime', async () => {
+        const finishedAt = await finish('exp-ttl-first', {
+          shutdownTime: inMs(3_600_000),
+          ttlSecondsAfterFinished: 1,
+        });
+        expect(await expiredAt('exp-ttl-first')).toBeGreaterThanOrEqual(finishedAt + 1_000);
+      });
+    });
   });
 }

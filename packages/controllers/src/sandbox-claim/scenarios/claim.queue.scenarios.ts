@@ -3,7 +3,9 @@
 // need a member in a state a running pool controller only passes through (stale under Recreate,
 // moved to another pool, orphaned, deleting). No pool controller runs in this world: the test
 // plays the pool, creating members exactly as it would (newMember) on the scripted scheduler and
-// reporting their Pods itself, so each case's queue holds what the test put there.
+// reporting their Pods itself, so each case's queue holds what the test put there. The claim
+// controller's warm queue is the test's too, so the TestWarmPoolEventHandler / TestSandboxEventHandler
+// cases read it after the watch events that feed it.
 import { Labels } from '@agent-sandbox/api';
 import { PODS } from '@agent-sandbox/kube';
 import type { Pod } from '@agent-sandbox/kube-types';
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
 import {
   SANDBOX_CLAIMS,
+  SANDBOX_WARM_POOLS,
   extensionsOwnerRef,
   type ClaimObject,
   type PoolObject,
@@ -18,6 +21,7 @@ import {
   type TemplateObject,
 } from '../../extensions/resources.ts';
 import { SANDBOXES } from '../../sandbox/child-writes.ts';
+import { WarmSandboxQueue } from '../../warm-queue/warm-queue.ts';
 import { newMember } from '../../sandbox-warm-pool/member.ts';
 import {
   createClaim,
@@ -57,9 +61,10 @@ export function defineClaimQueueScenarios(target: TestTarget): void {
     let world: ScenarioWorld;
     let template: TemplateObject;
     let ip = 0;
+    const queue = new WarmSandboxQueue();
     beforeAll(async () => {
       world = await openScenarioWorld(target, {
-        extensions: { only: ['sandboxclaim', 'sandboxtemplate'] },
+        extensions: { only: ['sandboxclaim', 'sandboxtemplate'], claimQueue: queue },
       });
       const base = testPodTemplate();
       template = await createTemplate(
@@ -232,6 +237,56 @@ export function defineClaimQueueScenarios(target: TestTarget): void {
         }
         // The moved member is its new pool's to give.
         expect(await claimOf('inel-other', 'ineligible-other')).toBe(moved);
+      });
+    });
+
+    describe.concurrent('TestWarmPoolEventHandler / TestSandboxEventHandler', () => {
+      const queued = (pool: string): string[] =>
+        queue.keys(WarmSandboxQueue.queueName(world.ns, pool)).map((k) => k.name);
+      const queueIs = (pool: string, names: string[]): Promise<true> =>
+        eventually(() => {
+          expect(queued(pool)).toEqual(names);
+          return true;
+        }, 60_000);
+
+      it('TestWarmPoolEventHandler_Delete_RemovesEntireQueue: deleting a pool drops its whole warm queue, though its members live on (orphaned by the delete); other pools keep theirs', async () => {
+        const doomed = await pool('doomed');
+        const kept = await pool('doomed-not');
+        const members = [await member(doomed), await member(doomed)];
+        const other = await member(kept);
+        await queueIs('doomed', members);
+        await world.client.delete(SANDBOX_WARM_POOLS, world.ns, 'doomed', {
+          propagationPolicy: 'Orphan',
+        });
+        await queueIs('doomed', []);
+        for (const name of members) {
+          const s = await world.client.get<SandboxObj>(SANDBOXES, world.ns, name);
+          expect(s.metadata.deletionTimestamp).toBeUndefined();
+        }
+        expect(queued('doomed-not')).toEqual([other]);
+      });
+
+      it('TestSandboxEventHandler_Delete_RemovesGhostPods: a deleted member leaves the warm queue at once; the others keep their places', async () => {
+        const p = await pool('ghost');
+        const [a, b, c] = [await member(p), await member(p), await member(p)];
+        await queueIs('ghost', [a, b, c]);
+        await world.client.delete(SANDBOXES, world.ns, b);
+        await queueIs('ghost', [a, c]);
+      });
+
+      it('TestSimpleSandboxQueue: one key per member in arrival order however often the member changes; a claim pops the head', async () => {
+        const p = await pool('dedup');
+        const [a, b] = [await member(p), await member(p)];
+        for (let i = 0; i < 3; i++) {
+          const touched = await world.client.patch<SandboxObj>(SANDBOXES, world.ns, a, {
+            type: 'merge',
+            body: { metadata: { annotations: { 'test.agent-sandbox.dev/touch': String(i) } } },
+          });
+          await cached(a, (s) => s.metadata.resourceVersion === touched.metadata.resourceVersion);
+        }
+        expect(queued('dedup')).toEqual([a, b]);
+        expect(await claimOf('dedup-1', 'dedup')).toBe(a);
+        await queueIs('dedup', [b]);
       });
     });
   });

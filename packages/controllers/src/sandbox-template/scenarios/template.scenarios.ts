@@ -1,6 +1,7 @@
 // Spec §21.4 sandboxtemplate_controller_test.go end to end: the managed NetworkPolicy (secure
 // default, custom rules, spec edits), Unmanaged (none created, an owned one deleted), and a
-// policy of that name the template does not control (never updated or deleted).
+// policy of that name the template does not control (never updated or deleted). utils_test.go's
+// template ref hash is seen where it lands: the template's label, the policy's selector, members.
 import { Labels, nameHash } from '@agent-sandbox/api';
 import type { NetworkPolicy } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,14 @@ import {
   SANDBOX_TEMPLATES,
   type TemplateObject,
 } from '../../extensions/resources.ts';
-import { createTemplate, newTemplate, where } from '../../testing/extensions.ts';
+import {
+  createPool,
+  createTemplate,
+  newPool,
+  newTemplate,
+  poolMembers,
+  where,
+} from '../../testing/extensions.ts';
 import { eventually, gone, openScenarioWorld, type ScenarioWorld } from '../../testing/harness.ts';
 import type { NetworkPolicyObject } from '../network-policy.ts';
 
@@ -173,6 +181,34 @@ export function defineTemplateScenarios(target: TestTarget): void {
         );
         expect(after.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
         expect(after.spec?.podSelector).toEqual({ matchLabels: { mine: 'yes' } });
+      });
+    });
+
+    describe.concurrent('utils_test', () => {
+      it('utils_test: the template ref hash — 8 hex digits, FNV-1a of the name as upstream computes it, distinct per name, and one value for the template label, its NetworkPolicy selector and the warm members built from it', async () => {
+        const names = ['sandbox-name', 'other-template'];
+        for (const name of names) await createTemplate(world, newTemplate(world.ns, name));
+        await createPool(world, newPool(world.ns, 'hash-pool', 'sandbox-name', { replicas: 1 }));
+        const hashes: string[] = [];
+        for (const name of names) {
+          const t = await where<TemplateObject>(
+            world,
+            SANDBOX_TEMPLATES,
+            name,
+            (x) => x.metadata.labels?.[Labels.SandboxTemplateRefHash] !== undefined,
+          );
+          const hash = t.metadata.labels?.[Labels.SandboxTemplateRefHash] ?? '';
+          expect(hash).toMatch(/^[0-9a-f]{8}$/);
+          expect(hash).toBe(nameHash(name));
+          const np = await policy(`${name}-network-policy`);
+          expect(np.spec?.podSelector).toEqual({
+            matchLabels: { [Labels.SandboxTemplateRefHash]: hash },
+          });
+          hashes.push(hash);
+        }
+        expect(new Set(hashes).size).toBe(names.length);
+        const [member] = await poolMembers(world, 'hash-pool', 1);
+        expect(member?.metadata.labels?.[Labels.SandboxTemplateRefHash]).toBe(hashes[0]);
       });
     });
   });
