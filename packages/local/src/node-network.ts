@@ -30,6 +30,8 @@ export interface NodeNetworkOptions {
  * costs a netns and a veth pair on the host while it waits.
  */
 const NETNS_POOL_SIZE = 2;
+/** After a burst of cold starts the pool keeps as many as the burst took, up to this. */
+const NETNS_POOL_MAX = 4;
 
 export interface NodeNetwork {
   network: PodNetwork;
@@ -66,6 +68,7 @@ export async function startNodeNetwork(
     prefix,
     nameserver,
     poolSize: NETNS_POOL_SIZE,
+    poolMaxSize: NETNS_POOL_MAX,
     ...(o.onPoolError !== undefined ? { onPoolError: o.onPoolError } : {}),
   });
   const net = choice.network;

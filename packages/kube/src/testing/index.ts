@@ -3,3 +3,4 @@ export { FakeClock } from './fake-clock.ts';
 export { configMap } from './builders.ts';
 export { CLUSTER_KUBECONFIG, clusterKubeconfig } from './cluster.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+export { holdWatches, type HeldWatches } from './held-watches.ts';

@@ -34,11 +34,16 @@ export interface BridgePodNetworkOptions {
    * one instead of making its own. @default 0
    */
   poolSize?: number;
+  /** The most kept made ahead while recent cold starts outnumber poolSize. @default poolSize */
+  poolMaxSize?: number;
   /** Hears a pool refill or removal that failed (the pool stays short until the next take). */
   onPoolError?: (err: unknown) => void;
 }
 
-/** Wait after a Pod took a made network before making the next, off that Pod's start. */
+/**
+ * Wait after a Pod took a made network before making the next, off that Pod's start, when the
+ * agent does not say sooner that no start is under way (idle()).
+ */
 const POOL_REFILL_DELAY_MS = 1000;
 
 /** The IPAM key, and so the netns and veth names, of a network made ahead with address `ip`. */
@@ -73,6 +78,7 @@ export class BridgePodNetwork implements PodNetwork {
     this.mode = `bridge (${this.bridge} ${cidr})`;
     this.#pool = new NetnsPool({
       size: options.poolSize ?? 0,
+      ...(options.poolMaxSize !== undefined ? { maxSize: options.poolMaxSize } : {}),
       refillDelayMs: POOL_REFILL_DELAY_MS,
       make: () => this.#makeAhead(),
       remove: (e) => this.tearDown({ uid: e.key }),
@@ -83,6 +89,11 @@ export class BridgePodNetwork implements PodNetwork {
   /** Starts keeping `poolSize` Pod networks made ahead (after the agent removed stale ones). */
   prepare(): void {
     this.#pool.start();
+  }
+
+  /** No Pod start is under way: the pool refills now. */
+  idle(): void {
+    this.#pool.idle();
   }
 
   /** Stops the pool and removes the networks no Pod took. */

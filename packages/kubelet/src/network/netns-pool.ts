@@ -1,9 +1,11 @@
 // Pod networks made ahead (the bridge network's pool): a few namespaces with their veth on the
 // bridge, addressed and routed, waiting for a Pod. A cold start takes one instead of spawning two
 // `ip -batch` processes on its critical path (each spawn also stops the agent's event loop while
-// the process forks). Refills run in the background a while after a take, so they do not compete
-// with the start that took the entry; failures leave the pool short (setUp then makes the network
-// itself) and the next take tries again.
+// the process forks). Refills run in the background when the agent says no start is under way
+// (idle()), or a while after a take otherwise, so they do not compete with the start that took
+// the entry; failures leave the pool short (setUp then makes the network itself) and the next
+// take tries again. The pool keeps `size` entries, more (up to `maxSize`) while recent takes
+// outnumber it: a burst of starts finds as many made as the last one took.
 
 /** A made network waiting for a Pod: its IPAM key (which also names its netns and veth) and IP. */
 export interface PoolEntry {
@@ -14,7 +16,11 @@ export interface PoolEntry {
 export interface NetnsPoolOptions {
   /** How many entries to keep ready. */
   size: number;
-  /** Wait after a take before refilling. */
+  /** The most entries kept ready when demand is high. @default size */
+  maxSize?: number;
+  /** The takes within this window set the demand. @default 30_000 */
+  demandWindowMs?: number;
+  /** Wait after a take before refilling, when idle() does not come first. */
   refillDelayMs: number;
   make(): Promise<PoolEntry>;
   remove(entry: PoolEntry): Promise<void>;
@@ -27,6 +33,8 @@ export class NetnsPool {
   #open = false;
   #timer: NodeJS.Timeout | undefined;
   #filling: Promise<void> | undefined;
+  /** When recent entries were taken (performance.now()), oldest first. */
+  #takes: number[] = [];
 
   constructor(options: NetnsPoolOptions) {
     this.#o = options;
@@ -41,9 +49,31 @@ export class NetnsPool {
 
   /** A ready entry, now the caller's; undefined when none is ready. */
   take(): PoolEntry | undefined {
+    this.#recentTakes().push(performance.now());
     const e = this.#ready.shift();
-    if (e) this.#schedule(this.#o.refillDelayMs);
+    this.#schedule(this.#o.refillDelayMs);
     return e;
+  }
+
+  /** No start is under way: refill now rather than after the delay. */
+  idle(): void {
+    if (!this.#open || this.#filling || this.#ready.length >= this.target) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#schedule(0);
+  }
+
+  /** How many entries the pool fills to now: `size`, or the recent takes, up to `maxSize`. */
+  get target(): number {
+    const max = Math.max(this.#o.size, this.#o.maxSize ?? this.#o.size);
+    return Math.min(max, Math.max(this.#o.size, this.#recentTakes().length));
+  }
+
+  /** The takes within the demand window (older ones dropped). */
+  #recentTakes(): number[] {
+    const since = performance.now() - (this.#o.demandWindowMs ?? 30_000);
+    while ((this.#takes[0] ?? Infinity) < since) this.#takes.shift();
+    return this.#takes;
   }
 
   get readyCount(): number {
@@ -71,7 +101,7 @@ export class NetnsPool {
   }
 
   async #fill(): Promise<void> {
-    while (this.#open && this.#ready.length < this.#o.size) {
+    while (this.#open && this.#ready.length < this.target) {
       let e: PoolEntry;
       try {
         e = await this.#o.make();

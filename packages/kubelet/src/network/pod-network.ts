@@ -34,11 +34,14 @@ export interface PodNetworkStatus {
  * - `prepare()`, when present, may start making resources ahead for Pods to come; the agent calls
  *   it once it removed what a previous run left, and `drain()` when it stops: after it, nothing
  *   made ahead is left on the host.
+ * - `idle()`, when present, hears that no Pod start is under way on the node: a time to make
+ *   resources ahead without slowing a start.
  */
 export interface PodNetwork {
   readonly mode: string;
   prepare?(): void;
   drain?(): Promise<void>;
+  idle?(): void;
   setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus>;
   tearDown(pod: Pick<PodNetworkTarget, 'uid'>): Promise<void>;
   list(): Promise<string[]>;

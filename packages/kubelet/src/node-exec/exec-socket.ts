@@ -27,6 +27,9 @@ export class NodeExecSocket {
   #sessions = 0;
   /** A daemon connected and has not dropped its idle connection since. */
   #alive = false;
+  #connected: () => void = () => undefined;
+  /** Resolves at the first connection (a daemon registered; bench/node times it). */
+  readonly firstConnection = new Promise<void>((r) => (this.#connected = r));
 
   private constructor(dir: string, server: Server) {
     this.dir = dir;
@@ -85,6 +88,7 @@ export class NodeExecSocket {
   }
 
   #accept(s: Socket): void {
+    this.#connected();
     this.#all.add(s);
     this.#alive = true;
     s.once('close', () => {

@@ -30,6 +30,7 @@ import type { PodNetwork } from '../network/pod-network.ts';
 import { execStart } from '../node-exec/exec-spec.ts';
 import { NodeExecSockets } from '../node-exec/registry.ts';
 import type { ContainerRuntime, HostCommand } from '../runtime/container-runtime.ts';
+import { BoundStarts } from './bound-starts.ts';
 import { removeMountedDir } from './container-rootfs.ts';
 import type { NodeContext, NodeLogger } from './node-context.ts';
 import { desiredLease, desiredNode, nodeStatus, type NodeFacts } from './node-object.ts';
@@ -96,6 +97,11 @@ export interface NodeAgentOptions {
   /** Lease renewal period. @default 10_000 */
   leaseRenewMs?: number;
   /**
+   * A Pod this agent bound and started at once is read after this long while the node watch has
+   * not delivered it (bound-starts.ts). @default 30_000
+   */
+  boundPodReadMs?: number;
+  /**
    * The cgroup (in every hierarchy) that holds this agent's `pod<uid>` cgroups; two agents on one
    * machine need two, since each removes what it finds there at start. @default 'agent-sandbox'
    */
@@ -114,8 +120,11 @@ export class NodeAgent implements PodContainers {
   readonly #runtimes = new Map<string, ContainerRuntime>();
   readonly #nodeExec = new NodeExecSockets();
   readonly #abort = new AbortController();
+  readonly #bound: BoundStarts;
   #timers: NodeJS.Timeout[] = [];
   #defaultHandler = '';
+  /** Pod starts under way (NodeContext.startBegun). */
+  #starting = 0;
   #running: Promise<unknown>[] = [];
 
   constructor(options: NodeAgentOptions) {
@@ -175,7 +184,26 @@ export class NodeAgent implements PodContainers {
           });
       },
       releasePod: (uid) => this.#releasePod(uid),
+      startBegun: () => {
+        this.#starting++;
+        let settled = false;
+        return () => {
+          if (settled) return;
+          settled = true;
+          if (--this.#starting === 0 && !this.#abort.signal.aborted) this.#o.network.idle?.();
+        };
+      },
     };
+    this.#bound = new BoundStarts({
+      nodeName: this.name,
+      observe: (pod) => this.#observe(pod),
+      read: (ns, name) => get<PodObject>(PODS, ns, name),
+      vanished: (uid) => this.#vanish(uid),
+      running: (uid) => this.#workers.has(uid),
+      onReadError: (err) =>
+        this.#ctx.log.warn({ err: String(err) }, 'reading a Pod bound here failed'),
+      ...(options.boundPodReadMs !== undefined ? { readAfterMs: options.boundPodReadMs } : {}),
+    });
   }
 
   /** Probes runtimes, cleans up what a previous run left, registers the Node and starts watching. */
@@ -232,6 +260,7 @@ export class NodeAgent implements PodContainers {
   /** Stops watching and stops every container (nothing keeps running without the agent). */
   async stop(): Promise<void> {
     this.#abort.abort();
+    this.#bound.stop();
     this.#timers.forEach(clearInterval);
     for (const w of this.#workers.values()) w.vanish();
     await Promise.all([...this.#workers.values()].map((w) => w.done));
@@ -340,17 +369,26 @@ export class NodeAgent implements PodContainers {
       resource: PODS,
       fieldSelector: `spec.nodeName=${this.name}`,
     });
+    // Every delivery ends a bound start's wait for the watch (bound-starts.ts).
+    const observe = (p: Pod): void => {
+      if (this.#bound.delivered(p.metadata?.uid ?? '', false)) this.#observe(p);
+    };
     informer.addHandlers({
-      onAdd: (p) => this.#observe(p),
-      onUpdate: (_o, p) => this.#observe(p),
+      onAdd: observe,
+      onUpdate: (_o, p) => observe(p),
       onDelete: (p) => {
-        const w = this.#workers.get(p.metadata?.uid ?? '');
-        if (!w) return;
-        w.vanish();
-        void w.done.then(() => this.#workers.delete(w.uid));
+        if (this.#bound.delivered(p.metadata?.uid ?? '', true)) this.#vanish(p.metadata?.uid ?? '');
       },
     });
     this.#running.push(informer.run(this.#abort.signal));
+  }
+
+  /** The Pod is gone: its worker stops everything and writes nothing. */
+  #vanish(uid: string): void {
+    const w = this.#workers.get(uid);
+    if (!w) return;
+    w.vanish();
+    void w.done.then(() => this.#workers.delete(w.uid));
   }
 
   #observe(pod: Pod): void {
@@ -390,18 +428,28 @@ export class NodeAgent implements PodContainers {
         this.#abort.signal.aborted
       )
         return;
+      // The uid precondition: the Pod started from this answer is the one that was bound.
       const body = {
         apiVersion: 'v1',
         kind: 'Binding',
-        metadata: { name: m.name, namespace: m.namespace },
+        metadata: { name: m.name, namespace: m.namespace, ...(m.uid ? { uid: m.uid } : {}) },
         target: { apiVersion: 'v1', kind: 'Node', name: this.name },
       };
+      const uid = m.uid ?? '';
+      this.#bound.binding(uid);
       this.#o.client
         .request('POST', `/api/v1/namespaces/${m.namespace}/pods/${m.name}/binding`, body)
-        .catch((e: unknown) => {
-          if (!isConflict(e) && !isNotFound(e))
-            this.#ctx.log.warn({ pod: `${m.namespace}/${m.name}`, err: String(e) }, 'bind failed');
-        });
+        .then(
+          () => this.#bound.bound(p),
+          (e: unknown) => {
+            this.#bound.failed(uid);
+            if (!isConflict(e) && !isNotFound(e))
+              this.#ctx.log.warn(
+                { pod: `${m.namespace}/${m.name}`, err: String(e) },
+                'bind failed',
+              );
+          },
+        );
     };
     informer.addHandlers({ onAdd: bind, onUpdate: (_o, p) => bind(p) });
     this.#running.push(informer.run(this.#abort.signal));

@@ -45,4 +45,9 @@ export interface NodeContext {
   deletePod(pod: Pod): Promise<void>;
   /** Tears down the pod's network, cgroups and directory (not its PVC directories). */
   releasePod(uid: string): Promise<void>;
+  /**
+   * A Pod's start is under way until the returned function is called (more calls do nothing);
+   * once none is, the network may make resources ahead (PodNetwork.idle).
+   */
+  startBegun(): () => void;
 }

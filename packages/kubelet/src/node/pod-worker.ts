@@ -46,6 +46,8 @@ export class PodWorker {
   /** Roots mounted ahead for the first run of the first containers, by container name. */
   readonly #staged = new Map<string, RootfsStage>();
   readonly #timer: PodPhaseTimer;
+  /** Ends this Pod's start for the node (NodeContext.startBegun): a container runs, or it failed. */
+  #startSettled: () => void = () => undefined;
   readonly done: Promise<void>;
 
   constructor(ctx: NodeContext, pod: Pod) {
@@ -150,6 +152,7 @@ export class PodWorker {
   }
 
   async #runContainers(): Promise<void> {
+    this.#startSettled = this.#ctx.startBegun();
     this.#stageRoots();
     try {
       const t = this.#timer;
@@ -178,8 +181,10 @@ export class PodWorker {
             message: errorMessage(e),
           };
       this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'pod cannot start');
+      this.#startSettled();
       await this.#publish();
     } finally {
+      this.#startSettled();
       // A root still being mounted must be done before the pod's directory is removed.
       await Promise.all([...this.#staged.values()].map((s) => s.settled()));
     }
@@ -223,11 +228,15 @@ export class PodWorker {
     let failures = 0;
     while (!this.#terminating) {
       const image = await this.#timer.time('image', () => this.#pull(c, slot));
-      if (!image) return false;
+      if (!image) {
+        this.#startSettled();
+        return false;
+      }
       let exit;
       try {
         exit = await this.#runOnce(c, slot, image, mountsFor(c));
       } catch (e) {
+        this.#startSettled();
         const reason = isKubeletError(e, 'InvalidArgument')
           ? 'CreateContainerConfigError'
           : 'CreateContainerError';
@@ -323,8 +332,13 @@ export class PodWorker {
     slot.record.started = prober?.flags.started ?? true;
     slot.record.ready = prober ? ready(prober.flags.ready) : false;
     await t.time('status-running', () => this.#publish());
+    this.#startSettled();
     prober?.start();
     daemon?.start();
+    if (daemon && n === 0)
+      void this.#ctx.nodeExec
+        .get(this.uid)
+        ?.firstConnection.then(() => t.mark('daemon-registered'));
     const exit = await instance.wait();
     prober?.stop();
     daemon?.gate?.stop();
