@@ -26,6 +26,13 @@ export class PhaseLog {
     list.push(p);
     this.#byUid.set(p.uid, list);
   };
+  /** Resolves once Pod `uid` reported `phase`, or after `ms` (a step that may end late). */
+  async until(uid: string, phase: string, ms: number): Promise<void> {
+    const end = performance.now() + ms;
+    while (performance.now() < end && !this.#byUid.get(uid)?.some((p) => p.phase === phase))
+      await new Promise((r) => setTimeout(r, 10));
+  }
+
   take(uid: string): PodPhase[] {
     const list = this.#byUid.get(uid) ?? [];
     this.#byUid.delete(uid);
@@ -96,6 +103,8 @@ export async function coldStart(i: ColdStartInput): Promise<ColdRound> {
     const uid = await running;
     await i.exec(name);
     marks['first exec output'] = performance.now() - t0;
+    // The daemon registers on its own time, maybe after the first exec: its step is kept too.
+    await i.phases.until(uid, 'daemon-registered', 3000);
     const phases = i.phases.take(uid).map((p) => ({
       phase: p.phase,
       startMs: p.startMs - t0,

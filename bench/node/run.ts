@@ -77,6 +77,7 @@ const network = new BridgePodNetwork({
   bridge: 'kbn0',
   prefix: 'kbn',
   poolSize: 2, // as up keeps (packages/local/src/node-network.ts)
+  poolMaxSize: 4,
 });
 const phases = new PhaseLog();
 // The daemon in every Pod's first app container, as `up` injects it (sandboxd-injection.ts).
