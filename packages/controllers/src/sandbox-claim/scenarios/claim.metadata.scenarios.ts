@@ -2,11 +2,17 @@
 // domain prefix (claim.scenarios.ts has that one): each rejected key ends in InvalidMetadata with
 // upstream's message and no Sandbox; the safe-to-evict annotation and a label in a configured
 // allowed domain (or a subdomain of it) reach the Sandbox's Pod template. This world's controller
-// allows the label domain corp.io only, which replaces the default sandbox.users.io.
+// allows the label domain corp.io only, which replaces the default sandbox.users.io. A bound
+// claim whose template is gone keeps its binding while it reports the failed lookup.
 import { Annotations } from '@agent-sandbox/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
-import { SANDBOX_CLAIMS, type ClaimObject, type SandboxObj } from '../../extensions/resources.ts';
+import {
+  SANDBOX_CLAIMS,
+  SANDBOX_TEMPLATES,
+  type ClaimObject,
+  type SandboxObj,
+} from '../../extensions/resources.ts';
 import { SANDBOXES } from '../../sandbox/child-writes.ts';
 import {
   createClaim,
@@ -18,7 +24,7 @@ import {
   readyCondition,
   where,
 } from '../../testing/extensions.ts';
-import { gone, openScenarioWorld, type ScenarioWorld } from '../../testing/harness.ts';
+import { eventually, gone, openScenarioWorld, type ScenarioWorld } from '../../testing/harness.ts';
 
 type Metadata = NonNullable<ClaimObject['spec']['additionalPodMetadata']>;
 
@@ -119,6 +125,45 @@ export function defineClaimMetadataScenarios(target: TestTarget): void {
           [Annotations.SafeToEvict]: 'false',
           note: 'x',
         });
+      });
+
+      it('TestSandboxClaimReconcile_TransientLookupErrorPreservesStatus: a bound claim whose template lookup fails (the template deleted, its additionalPodMetadata still to propagate) reports the error and keeps its binding', async () => {
+        await createTemplate(world, newTemplate(world.ns, 'tpl-lost'));
+        await createPool(world, newPool(world.ns, 'lost', 'tpl-lost', { replicas: 0 }));
+        await createClaim(
+          world,
+          newClaim(world.ns, 'meta-lost', 'lost', {
+            additionalPodMetadata: { labels: { 'corp.io/team': 'a' } },
+          }),
+        );
+        const ready = (c: ClaimObject): boolean =>
+          readyCondition(c)?.status === 'True' && c.status?.sandbox?.name === 'meta-lost';
+        await where<ClaimObject>(world, SANDBOX_CLAIMS, 'meta-lost', ready, 60_000);
+        await world.client.delete(SANDBOX_TEMPLATES, world.ns, 'tpl-lost');
+        const templates = world.controller.manager.getInformer(SANDBOX_TEMPLATES).cache;
+        await eventually(() =>
+          templates.get(`${world.ns}/tpl-lost`) === undefined ? true : undefined,
+        );
+        // A template deletion wakes no claim: the claim's next pass is its own event's.
+        await world.client.patch(SANDBOX_CLAIMS, world.ns, 'meta-lost', {
+          type: 'merge',
+          body: { metadata: { annotations: { 'test.agent-sandbox.dev/poke': 'x' } } },
+        });
+        const c = await where<ClaimObject>(
+          world,
+          SANDBOX_CLAIMS,
+          'meta-lost',
+          (o) => readyCondition(o)?.reason === 'ReconcilerError',
+          60_000,
+        );
+        expect(readyCondition(c)).toMatchObject({
+          status: 'False',
+          message:
+            'Error seen: failed to get template for metadata propagation: SandboxTemplate "tpl-lost" not found',
+        });
+        expect(c.status?.sandbox?.name).toBe('meta-lost');
+        const sandbox = await world.client.get<SandboxObj>(SANDBOXES, world.ns, 'meta-lost');
+        expect(sandbox.metadata.deletionTimestamp).toBeUndefined();
       });
     });
   });

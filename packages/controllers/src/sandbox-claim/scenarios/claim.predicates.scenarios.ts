@@ -3,7 +3,7 @@
 // irrelevant change to a claimed Sandbox runs no claim pass and writes nothing, a Ready change
 // reaches the claim; a template edit does not reach a bound claim's Sandbox until the claim's next
 // pass, a template creation does (bound claims included); a pool spec change wakes the pool's
-// unbound claims only.
+// unbound claims only, and a pool change that is not a spec change (generation) wakes none.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceRef } from '@agent-sandbox/kube';
 import type { TestTarget } from '../../testing/target.ts';
@@ -12,6 +12,7 @@ import {
   SANDBOX_TEMPLATES,
   SANDBOX_WARM_POOLS,
   type ClaimObject,
+  type PoolObject,
   type SandboxObj,
 } from '../../extensions/resources.ts';
 import { SANDBOXES } from '../../sandbox/child-writes.ts';
@@ -191,6 +192,36 @@ export function defineClaimPredicateScenarios(target: TestTarget): void {
         // The pool's own status write (observedGeneration) follows; it passes no filter either.
         await quiet(SANDBOX_WARM_POOLS, 'mapped-bound');
         expect(await claimPasses()).toBe(before);
+      });
+    });
+
+    describe('TestWarmPoolMapWatchPredicate', () => {
+      it('TestWarmPoolMapWatchPredicate: only a pool generation change maps to its claims — a label on the pool (and the pool status write it causes) runs no claim pass, a spec change does', async () => {
+        await createPool(world, newPool(world.ns, 'gen-only', 'tpl-gen-only', { replicas: 0 }));
+        await createClaim(world, newClaim(world.ns, 'gen-waiting', 'gen-only'));
+        await where<ClaimObject>(world, SANDBOX_CLAIMS, 'gen-waiting', (c) =>
+          (c.status?.conditions ?? []).some((x) => x.reason === 'TemplateNotFound'),
+        );
+        await quiet(SANDBOX_CLAIMS, 'gen-waiting');
+        await quiet(SANDBOX_WARM_POOLS, 'gen-only');
+        const before = await claimPasses();
+        const labelled = await world.client.patch<PoolObject>(
+          SANDBOX_WARM_POOLS,
+          world.ns,
+          'gen-only',
+          { type: 'merge', body: { metadata: { labels: { 'test.agent-sandbox.dev/poke': 'x' } } } },
+        );
+        expect(labelled.metadata.generation).toBe(1);
+        await quiet(SANDBOX_WARM_POOLS, 'gen-only');
+        expect(await claimPasses()).toBe(before);
+        const edited = await world.client.patch<PoolObject>(
+          SANDBOX_WARM_POOLS,
+          world.ns,
+          'gen-only',
+          { type: 'merge', body: { spec: { updateStrategy: { type: 'Recreate' } } } },
+        );
+        expect(edited.metadata.generation).toBe(2);
+        await eventually(async () => ((await claimPasses()) > before ? true : undefined));
       });
     });
   });

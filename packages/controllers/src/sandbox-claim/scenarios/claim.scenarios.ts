@@ -100,6 +100,54 @@ export function defineClaimScenarios(target: TestTarget): void {
         );
       });
 
+      it('TestSandboxClaimConditions: the Ready forwarded from the Sandbox carries the claim’s generation — 2 after a spec edit, while the Sandbox’s own Ready stays at its generation 1', async () => {
+        await createClaim(world, newClaim(world.ns, 'gen', 'cold'));
+        await readyReason('gen', 'DependenciesReady');
+        const shutdownTime = new Date(Date.now() + 3_600_000)
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z');
+        const edited = await world.client.patch<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'gen', {
+          type: 'merge',
+          body: { spec: { lifecycle: { shutdownTime, shutdownPolicy: 'Retain' } } },
+        });
+        expect(edited.metadata.generation).toBe(2);
+        const done = await claimWhere('gen', (c) => readyCondition(c)?.observedGeneration === 2);
+        expect(readyCondition(done)).toMatchObject({ status: 'True', reason: 'DependenciesReady' });
+        const sandbox = await world.client.get<SandboxObj>(SANDBOXES, world.ns, 'gen');
+        expect(sandbox.metadata.generation).toBe(1);
+        expect(readyCondition(sandbox)?.observedGeneration).toBe(1);
+      });
+
+      it('TestObservedTimeMapCompareAndDeletePreservesNewerUID / TestGetOrRecordObservedTime / TestSandboxClaimReconcileCleanup: the first-observed time is recorded once per claim; a claim deleted and created again under its name gets its own, later one', async () => {
+        const first = await createClaim(world, newClaim(world.ns, 'again', 'cold'));
+        const stamped = (uid: string | undefined) => (c: ClaimObject) =>
+          c.metadata.uid === uid &&
+          c.metadata.annotations?.[Annotations.ClaimFirstReadyAt] !== undefined;
+        const a = await claimWhere('again', stamped(first.metadata.uid));
+        const seenA = a.metadata.annotations?.[Annotations.ControllerFirstObservedAt] ?? '';
+        expect(seenA).toMatch(/\.\d+Z$/);
+        // Later passes (the Ready stamp's own write woke one) keep the first time.
+        await world.client.patch(SANDBOX_CLAIMS, world.ns, 'again', {
+          type: 'merge',
+          body: { metadata: { labels: { 'test.agent-sandbox.dev/poke': '1' } } },
+        });
+        await claimWhere(
+          'again',
+          (c) => c.metadata.labels?.['test.agent-sandbox.dev/poke'] === '1',
+        );
+        expect(
+          (await world.client.get<ClaimObject>(SANDBOX_CLAIMS, world.ns, 'again')).metadata
+            .annotations?.[Annotations.ControllerFirstObservedAt],
+        ).toBe(seenA);
+        await world.client.delete(SANDBOX_CLAIMS, world.ns, 'again');
+        await eventually(() => gone(world.client, SANDBOX_CLAIMS, world.ns, 'again'));
+        await eventually(() => gone(world.client, SANDBOXES, world.ns, 'again'), 30_000);
+        const second = await createClaim(world, newClaim(world.ns, 'again', 'cold'));
+        const b = await claimWhere('again', stamped(second.metadata.uid));
+        const seenB = b.metadata.annotations?.[Annotations.ControllerFirstObservedAt] ?? '';
+        expect(Date.parse(seenB)).toBeGreaterThan(Date.parse(seenA));
+      });
+
       it('TestSandboxClaimReconcile: pool missing → WarmPoolNotFound; template missing → TemplateNotFound', async () => {
         await createClaim(world, newClaim(world.ns, 'no-pool', 'absent'));
         const a = await readyReason('no-pool', 'WarmPoolNotFound');
@@ -194,7 +242,7 @@ export function defineClaimScenarios(target: TestTarget): void {
         expect(o.spec.podTemplate.spec.containers[0]?.env).toEqual([{ name: 'KEEP', value: 'x' }]);
       });
 
-      it('TestCreateSandboxPropagatesVolumeClaimTemplates: the template’s and the claim’s volumeClaimTemplates (Allowed) reach the Sandbox, its PVCs and its Pod’s volumes', async () => {
+      it('TestCreateSandboxPropagatesVolumeClaimTemplates / TestCreateSandboxClaimVolumeClaimTemplatesSuccess: the template’s and the claim’s volumeClaimTemplates (Allowed) reach the Sandbox, its PVCs and its Pod’s volumes', async () => {
         const vct = (name: string, storage: string): PersistentVolumeClaimTemplate => ({
           metadata: { name, labels: { 'sandbox.users.io/vct': name } },
           spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
@@ -246,6 +294,42 @@ export function defineClaimScenarios(target: TestTarget): void {
           ['data', 'data-vct-claim'],
           ['scratch', 'scratch-vct-claim'],
         ]);
+      });
+
+      it('TestCreateSandboxClaimVolumeClaimTemplatesSuccess: Overrides keeps the template order with same-named entries replaced by the claim’s and new ones appended; a claim without volumeClaimTemplates needs no policy', async () => {
+        const vct = (name: string, storage: string): PersistentVolumeClaimTemplate => ({
+          metadata: { name },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+        });
+        const storage = (s: SandboxObj): string[] =>
+          (s.spec.volumeClaimTemplates ?? []).map(
+            (v) => `${v.metadata?.name}=${v.spec.resources?.requests?.['storage']}`,
+          );
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'tpl-vct-over', {
+            volumeClaimTemplates: [vct('data', '1Gi'), vct('logs', '1Gi')],
+            volumeClaimTemplatesPolicy: 'Overrides',
+          }),
+        );
+        await createPool(world, newPool(world.ns, 'vct-over', 'tpl-vct-over', { replicas: 0 }));
+        await createClaim(
+          world,
+          newClaim(world.ns, 'vct-overrides', 'vct-over', {
+            volumeClaimTemplates: [vct('extra', '3Gi'), vct('data', '5Gi')],
+          }),
+        );
+        // The template's own default policy (unset = Disallowed) does not matter without claim VCTs.
+        await createTemplate(
+          world,
+          newTemplate(world.ns, 'tpl-vct-none', { volumeClaimTemplates: [vct('data', '1Gi')] }),
+        );
+        await createPool(world, newPool(world.ns, 'vct-none', 'tpl-vct-none', { replicas: 0 }));
+        await createClaim(world, newClaim(world.ns, 'vct-bypass', 'vct-none'));
+        const over = await where<SandboxObj>(world, SANDBOXES, 'vct-overrides', () => true);
+        expect(storage(over)).toEqual(['data=5Gi', 'logs=1Gi', 'extra=3Gi']);
+        const bypass = await where<SandboxObj>(world, SANDBOXES, 'vct-bypass', () => true);
+        expect(storage(bypass)).toEqual(['data=1Gi']);
       });
 
       it('TestCreateSandboxClaimVolumeClaimTemplatesErrors: Disallowed by default', async () => {

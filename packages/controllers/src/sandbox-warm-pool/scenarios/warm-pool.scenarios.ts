@@ -70,8 +70,90 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         .map((s) => s.spec.podTemplate.spec.containers[0]?.image ?? '')
         .sort();
 
+    const vct = (
+      name: string,
+      storageClassName: string,
+      metadata: Record<string, unknown> = {},
+    ) => ({
+      metadata: { name, ...metadata },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        storageClassName,
+        resources: { requests: { storage: '1Gi' } },
+      },
+    });
+    const liveMembers = async (pool: string): Promise<SandboxObj[]> =>
+      (await listMembers(world, pool)).filter((s) => s.metadata.deletionTimestamp === undefined);
+    interface RolloutCase {
+      name: string;
+      initial?: Record<string, unknown>;
+      /** A merge patch of the template's spec. */
+      edit: Record<string, unknown>;
+      recreate: boolean;
+    }
+    /**
+     * One Recreate pool of one member per case (an Unmanaged template, so no secure DNS default),
+     * each template edited once its member exists; waits until every `recreate` member was
+     * replaced and checks that the others were kept. A replacement carries a blueprint hash other
+     * than its predecessor's, a kept member its own. Returns the replacements by case.
+     */
+    const rollout = async (cases: RolloutCase[]): Promise<Map<string, SandboxObj>> => {
+      const first = new Map<string, SandboxObj>();
+      for (const c of cases) {
+        await createTemplate(
+          world,
+          newTemplate(world.ns, `tpl-${c.name}`, {
+            networkPolicyManagement: 'Unmanaged',
+            ...(c.initial ?? {}),
+          }),
+        );
+        await createPool(
+          world,
+          newPool(world.ns, c.name, `tpl-${c.name}`, {
+            replicas: 1,
+            updateStrategy: { type: 'Recreate' },
+          }),
+        );
+      }
+      // Non-triggers first: their edits are written before the triggers'.
+      const ordered = [...cases.filter((c) => !c.recreate), ...cases.filter((c) => c.recreate)];
+      for (const c of ordered) {
+        const [member] = await eventually(async () => {
+          const m = await liveMembers(c.name);
+          return m.length === 1 ? m : undefined;
+        });
+        first.set(c.name, member as SandboxObj);
+        await world.client.patch(SANDBOX_TEMPLATES, world.ns, `tpl-${c.name}`, {
+          type: 'merge',
+          body: { spec: c.edit },
+        });
+      }
+      const hash = (s: SandboxObj | undefined): string | undefined =>
+        s?.metadata.labels?.[Labels.SandboxTemplateHash];
+      const replaced = new Map<string, SandboxObj>();
+      for (const c of ordered.filter((x) => x.recreate)) {
+        const [next] = await eventually(async () => {
+          const m = await liveMembers(c.name);
+          return m.length === 1 && m[0]?.metadata.uid !== first.get(c.name)?.metadata.uid
+            ? m
+            : undefined;
+        }, 60_000);
+        expect(hash(next)).toBeDefined();
+        expect(hash(next)).not.toBe(hash(first.get(c.name)));
+        replaced.set(c.name, next as SandboxObj);
+      }
+      // The pools share one controller queue: by the time every trigger was replaced (two
+      // passes each), the non-triggers, edited first, were reconciled too.
+      for (const c of ordered.filter((x) => !x.recreate)) {
+        const [kept] = await liveMembers(c.name);
+        expect(kept?.metadata.uid).toBe(first.get(c.name)?.metadata.uid);
+        expect(hash(kept)).toBe(hash(first.get(c.name)));
+      }
+      return replaced;
+    };
+
     describe.concurrent('TestSandboxWarmPoolReconcile', () => {
-      it('TestSandboxWarmPoolReconcile: nil replicas means one; members carry labels, annotation, owner and secure defaults', async () => {
+      it('TestSandboxWarmPoolReconcile / TestApplySandboxSecureDefaults: nil replicas means one; members carry labels, annotation, owner and secure defaults (automount off, public DNS for a Managed template without a policy)', async () => {
         const podTemplate = testPodTemplate();
         podTemplate.metadata = {
           labels: { app: 'agent', version: '2.0' },
@@ -132,7 +214,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         await eventually(async () => ((await images('scale')).length === 0 ? true : undefined));
       });
 
-      it('TestSandboxWarmPoolReconcile: explicit automount and a custom policy keep the template pod spec; VCTs propagated', async () => {
+      it('TestSandboxWarmPoolReconcile / TestApplySandboxSecureDefaults: explicit automount and a custom policy keep the template pod spec; VCTs propagated', async () => {
         await createTemplate(
           world,
           newTemplate(world.ns, 'tpl-explicit', {
@@ -164,7 +246,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         expect(member?.spec.volumeClaimTemplates?.[0]?.metadata?.name).toBe('data');
       });
 
-      it('TestSandboxWarmPoolReconcile: adopts an orphan that matches the template, ignores a foreign-controlled one', async () => {
+      it('TestSandboxWarmPoolReconcile / TestSandboxWarmPoolOrphanVetting: adopts an orphan that matches the template, ignores a foreign-controlled one', async () => {
         await createTemplate(world, newTemplate(world.ns, 'tpl-orphan'));
         const labels = {
           [Labels.WarmPoolSandbox]: nameHash('orphans'),
@@ -228,7 +310,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         );
       });
 
-      it('TestSandboxWarmPoolRollout: a metadata-only template edit does not roll a Recreate pool', async () => {
+      it('TestSandboxWarmPoolRollout / TestSandboxWarmPoolRecreateNonTriggers: a metadata-only template edit does not roll a Recreate pool', async () => {
         await recreatePool('meta', 'tpl-meta');
         const [before] = await listMembers(world, 'meta');
         await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-meta', {
@@ -347,106 +429,100 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         expect(kept.spec.podTemplate.spec.containers[0]?.image).toBe('busybox');
       });
 
-      it('TestReconcilePool_TemplateUpdateRecreate: a Recreate pool replaces its member on a VCT addition, a VCT spec change, a VCT removal and a Service addition, and keeps it on VCT label or annotation drift', async () => {
-        const vct = (storageClassName: string, metadata: Record<string, unknown> = {}) => ({
-          metadata: { name: 'data', ...metadata },
-          spec: {
-            accessModes: ['ReadWriteOnce'],
-            storageClassName,
-            resources: { requests: { storage: '1Gi' } },
-          },
-        });
-        const cases: {
-          name: string;
-          initial?: Record<string, unknown>;
-          edit: Record<string, unknown>;
-          recreate: boolean;
-        }[] = [
+      it('TestReconcilePool_TemplateUpdateRecreate / TestSandboxWarmPoolRecreateTriggers / TestSandboxWarmPoolRecreateNonTriggers: a Recreate pool replaces its member on a VCT addition, a VCT spec change, a VCT removal and a Service addition, and keeps it on VCT label or annotation drift', async () => {
+        const replaced = await rollout([
           {
             name: 'vct-labels',
-            initial: { volumeClaimTemplates: [vct('standard')] },
-            edit: { volumeClaimTemplates: [vct('standard', { labels: { extra: 'label' } })] },
+            initial: { volumeClaimTemplates: [vct('data', 'standard')] },
+            edit: {
+              volumeClaimTemplates: [vct('data', 'standard', { labels: { extra: 'label' } })],
+            },
             recreate: false,
           },
           {
             name: 'vct-annotations',
-            initial: { volumeClaimTemplates: [vct('standard')] },
+            initial: { volumeClaimTemplates: [vct('data', 'standard')] },
             edit: {
-              volumeClaimTemplates: [vct('standard', { annotations: { extra: 'annotation' } })],
+              volumeClaimTemplates: [
+                vct('data', 'standard', { annotations: { extra: 'annotation' } }),
+              ],
             },
             recreate: false,
           },
-          { name: 'vct-add', edit: { volumeClaimTemplates: [vct('standard')] }, recreate: true },
+          {
+            name: 'vct-add',
+            edit: { volumeClaimTemplates: [vct('data', 'standard')] },
+            recreate: true,
+          },
           {
             name: 'vct-change',
-            initial: { volumeClaimTemplates: [vct('standard')] },
-            edit: { volumeClaimTemplates: [vct('fast-ssd')] },
+            initial: { volumeClaimTemplates: [vct('data', 'standard')] },
+            edit: { volumeClaimTemplates: [vct('data', 'fast-ssd')] },
             recreate: true,
           },
           {
             name: 'vct-remove',
-            initial: { volumeClaimTemplates: [vct('standard')] },
+            initial: { volumeClaimTemplates: [vct('data', 'standard')] },
             edit: { volumeClaimTemplates: null },
             recreate: true,
           },
           { name: 'svc-add', edit: { service: true }, recreate: true },
-        ];
-        const live = async (pool: string): Promise<SandboxObj[]> =>
-          (await listMembers(world, pool)).filter(
-            (s) => s.metadata.deletionTimestamp === undefined,
-          );
-        const first = new Map<string, SandboxObj>();
-        for (const c of cases) {
-          await createTemplate(
-            world,
-            newTemplate(world.ns, `tpl-${c.name}`, {
-              networkPolicyManagement: 'Unmanaged',
-              ...(c.initial ?? {}),
-            }),
-          );
-          await createPool(
-            world,
-            newPool(world.ns, c.name, `tpl-${c.name}`, {
-              replicas: 1,
-              updateStrategy: { type: 'Recreate' },
-            }),
-          );
-        }
-        for (const c of cases) {
-          const [member] = await eventually(async () => {
-            const m = await live(c.name);
-            return m.length === 1 ? m : undefined;
-          });
-          first.set(c.name, member as SandboxObj);
-          await world.client.patch(SANDBOX_TEMPLATES, world.ns, `tpl-${c.name}`, {
-            type: 'merge',
-            body: { spec: c.edit },
-          });
-        }
-        for (const c of cases.filter((x) => x.recreate)) {
-          const [replaced] = await eventually(async () => {
-            const m = await live(c.name);
-            return m.length === 1 && m[0]?.metadata.uid !== first.get(c.name)?.metadata.uid
-              ? m
-              : undefined;
-          }, 60_000);
-          const blueprint = replaced?.spec;
-          if (c.name === 'vct-add')
-            expect(blueprint?.volumeClaimTemplates?.[0]?.metadata?.name).toBe('data');
-          if (c.name === 'vct-change')
-            expect(blueprint?.volumeClaimTemplates?.[0]?.spec.storageClassName).toBe('fast-ssd');
-          if (c.name === 'vct-remove') expect(blueprint?.volumeClaimTemplates ?? []).toEqual([]);
-          if (c.name === 'svc-add') expect(blueprint?.service).toBe(true);
-        }
-        // The non-triggers' edits were written first, and the pools share one controller queue:
-        // by the time every trigger was replaced (two passes each), they were reconciled too.
-        for (const c of cases.filter((x) => !x.recreate)) {
-          const [kept] = await live(c.name);
-          expect(kept?.metadata.uid).toBe(first.get(c.name)?.metadata.uid);
-        }
+        ]);
+        const blueprint = (name: string) => replaced.get(name)?.spec;
+        expect(blueprint('vct-add')?.volumeClaimTemplates?.[0]?.metadata?.name).toBe('data');
+        expect(blueprint('vct-change')?.volumeClaimTemplates?.[0]?.spec.storageClassName).toBe(
+          'fast-ssd',
+        );
+        expect(blueprint('vct-remove')?.volumeClaimTemplates ?? []).toEqual([]);
+        expect(blueprint('svc-add')?.service).toBe(true);
       });
 
-      it('TestReconcilePool_TemplateUpdate_DNSPolicy: a Recreate pool of an Unmanaged template rolls its members to the new dnsPolicy', async () => {
+      it('TestCompareSandboxBlueprint / TestCompareSandboxBlueprintAllFields / TestSandboxWarmPoolPodSpecNormalization / TestSandboxTemplateBlueprintHash: a Recreate pool keeps its member when the template only spells out a secure default (automount false) or edits pod labels, and replaces it on a VCT reorder or rename, service false where it was unset, a container env var or an image — replacements carry the new blueprint hash, kept members their old one', async () => {
+        const containers = (extra: Record<string, unknown>) => [
+          { ...testPodTemplate().spec.containers[0], ...extra },
+        ];
+        await rollout([
+          {
+            name: 'bp-automount',
+            edit: { podTemplate: { spec: { automountServiceAccountToken: false } } },
+            recreate: false,
+          },
+          {
+            name: 'bp-labels',
+            edit: { podTemplate: { metadata: { labels: { app: 'agent', tier: 'new' } } } },
+            recreate: false,
+          },
+          {
+            name: 'bp-vct-order',
+            initial: { volumeClaimTemplates: [vct('a', 'standard'), vct('b', 'standard')] },
+            edit: { volumeClaimTemplates: [vct('b', 'standard'), vct('a', 'standard')] },
+            recreate: true,
+          },
+          {
+            name: 'bp-vct-name',
+            initial: { volumeClaimTemplates: [vct('data', 'standard')] },
+            edit: { volumeClaimTemplates: [vct('data2', 'standard')] },
+            recreate: true,
+          },
+          { name: 'bp-svc-false', edit: { service: false }, recreate: true },
+          {
+            name: 'bp-env',
+            edit: {
+              podTemplate: {
+                spec: { containers: containers({ env: [{ name: 'A', value: '1' }] }) },
+              },
+            },
+            recreate: true,
+          },
+          {
+            name: 'bp-image',
+            edit: { podTemplate: { spec: { containers: containers({ image: 'busybox:2' }) } } },
+            recreate: true,
+          },
+        ]);
+      });
+
+      it('TestReconcilePool_TemplateUpdate_DNSPolicy / TestSandboxWarmPoolDNSPolicyTemplateUpdate: a Recreate pool of an Unmanaged template rolls its members to the new dnsPolicy', async () => {
         await createTemplate(
           world,
           newTemplate(world.ns, 'tpl-dns', {
@@ -483,7 +559,7 @@ export function defineWarmPoolScenarios(target: TestTarget): void {
         );
       });
 
-      it('TestSandboxWarmPoolReconcile: an orphan whose spec differs from the template is deleted, not adopted', async () => {
+      it('TestSandboxWarmPoolReconcile / TestSandboxWarmPoolOrphanVetting: an orphan whose spec differs from the template is deleted, not adopted', async () => {
         await createTemplate(world, newTemplate(world.ns, 'tpl-vet'));
         const orphan = newSandbox(world.ns, 'orphan-stale');
         orphan.metadata.labels = {
