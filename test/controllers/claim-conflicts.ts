@@ -303,6 +303,45 @@ export function defineClaimConflicts(target: TestTarget): void {
     );
 
     it(
+      'TestSandboxClaimPreventsDuplicateAdoptionDuringCacheLag: with the Sandbox cache lagging the adoption and a second Ready member queued, the passes after it re-patch the Sandbox it took (409, nothing written) and never adopt the other',
+      TIMEOUT,
+      async () => {
+        const { client, namespace: ns } = w.ct;
+        const names = await w.readyPool(2);
+        const pause = w.gate.pauseWatches(/\/sandboxes\?/);
+        await pause.paused;
+        const mark = w.gate.writes.length;
+        await client.create(SANDBOX_CLAIMS, claimObject(ns, 'c'));
+        const bound = await claimWhere(client, ns, 'c', (c) => names.some((n) => readyOn(n)(c)));
+        const chosen = bound.status?.sandbox?.name ?? '';
+        const adoptionsOf = (name: string): number[] =>
+          w.gate.writes
+            .slice(mark)
+            .filter(
+              (x) =>
+                x.method === 'PATCH' &&
+                new RegExp(`/sandboxes/${name}(\\?|$)`).test(x.path) &&
+                ADOPTION_BODY.test(x.raw),
+            )
+            .map((x) => x.status);
+        // The claim's own status write wakes it while its Sandbox cache still shows two warm
+        // members: the pass must resolve to the one it took, not pop the other.
+        const [adopted, ...stale] = await eventually(() => {
+          const s = adoptionsOf(chosen);
+          return s.length > 1 && !s.includes(0) ? s : undefined;
+        });
+        expect(adopted).toBe(200);
+        expect(stale).toEqual(stale.map(() => 409));
+        const other = names.find((n) => n !== chosen) ?? '';
+        expect(adoptionsOf(other)).toEqual([]);
+        pause.resume();
+        await claimWhere(client, ns, 'c', readyOn(chosen));
+        await w.expectOnlyAdopted(chosen, names);
+        expect(adoptionsOf(other)).toEqual([]);
+      },
+    );
+
+    it(
       'TestSandboxClaimFreshAdoptionStaleCacheKeepsFinalizedStatus: the claim cache lags a fresh adoption and a pool event wakes the claim — it finds its Sandbox by owner, adopts nothing, creates nothing, and its Ready status never regresses',
       TIMEOUT,
       async () => {
