@@ -14,6 +14,7 @@ function harness(stored: (uid: string) => Pod | undefined, readAfterMs = 20) {
   const observed: Pod[] = [];
   const vanished: string[] = [];
   const reads: string[] = [];
+  const firstWords: string[] = [];
   const o: BoundStartsOptions = {
     nodeName: 'n1',
     observe: (p) => {
@@ -30,9 +31,10 @@ function harness(stored: (uid: string) => Pod | undefined, readAfterMs = 20) {
     },
     running: (uid) => workers.has(uid),
     onReadError: () => undefined,
+    onDelivered: (uid) => firstWords.push(uid),
     readAfterMs,
   };
-  return { starts: new BoundStarts(o), observed, vanished, reads };
+  return { starts: new BoundStarts(o), observed, vanished, reads, firstWords };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,6 +62,8 @@ describe('BoundStarts', () => {
     h.starts.bound(pod('u1'));
     expect(h.observed.map((p) => p.spec?.nodeName)).toEqual(['n1']);
     expect(h.starts.delivered('u1', false)).toBe(true);
+    expect(h.starts.delivered('u1', false)).toBe(true); // a duplicate: still the one worker's
+    expect(h.firstWords).toEqual(['u1']);
     await sleep(60);
     expect(h.reads).toEqual([]);
     h.starts.stop();

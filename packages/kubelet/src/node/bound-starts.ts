@@ -21,6 +21,8 @@ export interface BoundStartsOptions {
   /** Whether a worker for `uid` still runs (a finished one needs no read). */
   running(uid: string): boolean;
   onReadError(err: unknown): void;
+  /** The watch's first word of a Pod started here (bench/node times the head start). */
+  onDelivered?(uid: string): void;
   /** @default 30_000 */
   readAfterMs?: number;
 }
@@ -90,8 +92,12 @@ export class BoundStarts {
       return false;
     }
     if (this.#binding.has(uid)) this.#seenWhileBinding.add(uid);
-    clearTimeout(this.#waiting.get(uid));
-    this.#waiting.delete(uid);
+    const waiting = this.#waiting.get(uid);
+    if (waiting) {
+      clearTimeout(waiting);
+      this.#waiting.delete(uid);
+      this.#o.onDelivered?.(uid);
+    }
     return true;
   }
 

@@ -203,6 +203,12 @@ export class NodeAgent implements PodContainers {
       onReadError: (err) =>
         this.#ctx.log.warn({ err: String(err) }, 'reading a Pod bound here failed'),
       ...(options.boundPodReadMs !== undefined ? { readAfterMs: options.boundPodReadMs } : {}),
+      onDelivered: (uid) => {
+        const m = this.#workers.get(uid)?.pod.metadata;
+        const now = performance.now();
+        const pod = `${m?.namespace}/${m?.name}`;
+        options.onPhase?.({ pod, uid, phase: 'watch-delivered', startMs: now, endMs: now });
+      },
     });
   }
 
