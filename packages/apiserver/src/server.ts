@@ -38,7 +38,12 @@ import { patch } from './http/verbs/patch.ts';
 import { scale } from './http/verbs/scale.ts';
 import { tokenReview } from './http/verbs/token-review.ts';
 import { tokenRequest } from './http/verbs/token-request.ts';
-import { podStream, POD_STREAM_SUBRESOURCES, type PodStreams } from './http/verbs/pod-streams.ts';
+import {
+  nodeProxy,
+  podStream,
+  POD_STREAM_SUBRESOURCES,
+  type PodStreams,
+} from './http/verbs/pod-streams.ts';
 import { get, list } from './http/verbs/read.ts';
 import { update } from './http/verbs/update.ts';
 import { watch } from './http/verbs/watch.ts';
@@ -89,7 +94,7 @@ export interface ApiServerOptions {
    * @default privileged everywhere (kube-apiserver's default configuration)
    */
   podSecurity?: PodSecurityPolicy;
-  /** Serves pods/log, exec, attach and portforward (the node agent, in the embedded mode). */
+  /** Serves pods/log, exec, attach, portforward and nodes/proxy (the node agent, embedded). */
   podStreams?: PodStreams;
   /** host:port clients use, for /api's serverAddressByClientCIDRs. */
   serverAddress?: string;
@@ -142,6 +147,7 @@ function hasSubresourceRoute(r: ResourceInfo, subresource: string | undefined): 
   if (r.plural === 'pods')
     return subresource === 'binding' || POD_STREAM_SUBRESOURCES.has(subresource);
   if (r.plural === 'serviceaccounts') return subresource === 'token';
+  if (r.plural === 'nodes') return subresource === 'proxy';
   return r.plural === 'namespaces' && subresource === 'finalize';
 }
 
@@ -469,6 +475,8 @@ export class ApiServer {
     ) {
       return podStream(parts, call, this.#options.podStreams);
     }
+    if (r.plural === 'nodes' && r.group === '' && req.subresource === 'proxy')
+      return nodeProxy(parts, call, this.#options.podStreams);
     if (isBindingRequest(r, req.subresource)) {
       if (req.verb === 'create') return bindPod(parts, call);
       throw bindingsMethodNotAllowed();

@@ -1,6 +1,6 @@
 // PodStreams by proxy, as kube-apiserver serves pods/log, exec, attach and portforward: pick and
 // check the container, then forward to the node's streaming server (kubelet's /containerLogs,
-// /exec, /attach, /portForward). Upgrades are spliced byte for byte (kube's UpgradeAwareHandler):
+// /exec, /attach, /portForward); nodes/proxy/metrics goes to the node's /metrics. Upgrades are spliced byte for byte (kube's UpgradeAwareHandler):
 // the node's 101 or error answer goes back to the client unchanged. The client's credentials
 // never reach the node; the proxy presents the node's own token.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -158,12 +158,21 @@ export class NodeStreamProxy implements PodStreams {
         `node ${nodeName} does not serve a streaming endpoint`,
       );
     const target = new URL(location, endpoint.url);
-    if (subresource === 'log') return this.#log(target, endpoint, request.signal);
+    if (subresource === 'log') return this.#get(target, endpoint, request.signal);
     if (!isUpgradeRequest(request)) throw badRequest('Upgrade request required');
     return upgradeResponse((socket, head) => this.#splice(socket, head, request, target, endpoint));
   }
 
-  #log(target: URL, endpoint: NodeStreamEndpoint, signal: AbortSignal): Promise<Response> {
+  /** nodes/<name>/proxy/<path>: a GET of the node's own path with the node's token. */
+  async proxyNode(nodeName: string, path: string, request: Request): Promise<Response> {
+    const endpoint = await this.options.locate(nodeName);
+    if (!endpoint)
+      throw statusError(503, 'ServiceUnavailable', `node ${nodeName} does not serve its API`);
+    const target = new URL(`/${path}${new URL(request.url).search}`, endpoint.url);
+    return this.#get(target, endpoint, request.signal);
+  }
+
+  #get(target: URL, endpoint: NodeStreamEndpoint, signal: AbortSignal): Promise<Response> {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const headers: Record<string, string> = endpoint.token
       ? { Authorization: `Bearer ${endpoint.token}` }

@@ -14,6 +14,8 @@ export interface ResourceRequest {
   resource: string;
   name?: string;
   subresource?: string;
+  /** The rest of a `proxy` subresource's path (`nodes/<n>/proxy/metrics` → `metrics`). */
+  proxyPath?: string;
   verb: RequestVerb;
 }
 
@@ -64,7 +66,8 @@ export function parseResourceRequest(method: string, url: URL): ResourceRequest 
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2] as string)) rest = rest.slice(2);
   }
   const [resource, name, subresource, ...extra] = rest;
-  if (resource === undefined || extra.length > 0) return undefined;
+  // Only a proxy subresource has a path after it (kube's RequestInfoFactory keeps it in Parts).
+  if (resource === undefined || (extra.length > 0 && subresource !== 'proxy')) return undefined;
   // `namespaces/<n>` names the namespace itself, not a namespace scope.
   if (resource === 'namespaces') namespace = undefined;
 
@@ -94,6 +97,7 @@ export function parseResourceRequest(method: string, url: URL): ResourceRequest 
   if (namespace !== undefined) out.namespace = namespace;
   if (name !== undefined) out.name = name;
   if (subresource !== undefined) out.subresource = subresource;
+  if (subresource === 'proxy') out.proxyPath = extra.join('/');
   return out;
 }
 
