@@ -7,8 +7,9 @@
 // runtime's exec, are compared with a plain local spawn. Prints tables, the ratios and the agent's
 // step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
-//   npm run bench:node -- [--rounds 5] [--execs 20] [--host-uds]
-//   --host-uds: gVisor with --host-uds=open, so its execs can go through the daemon (off in `up`)
+//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon]
+//   gVisor Pods get --host-uds=open, so their execs go through the daemon, as in `up` (ADR 0040);
+//   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { startSandboxController } from '@agent-sandbox/controllers/testing';
@@ -48,9 +49,11 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     execs: { type: 'string', default: '20' },
     'host-uds': { type: 'boolean', default: false },
+    'no-gvisor-daemon': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
+const gvisorRuntimeOnly = values['no-gvisor-daemon'];
 const execs = Number(values.execs);
 if (!(rounds > 0) || !(execs > 0)) throw new Error('--rounds and --execs take positive numbers');
 const log = (m: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
@@ -87,7 +90,7 @@ const agent = new NodeAgent({
   facts: hostNodeFacts('bench-node'),
   runtimes: [
     runcRuntime(join(dir, 'runc')),
-    runscRuntime(join(dir, 'runsc'), 'runsc', { hostUds: values['host-uds'] }),
+    runscRuntime(join(dir, 'runsc'), 'runsc', { daemonExec: !gvisorRuntimeOnly }),
     bwrapRuntime(join(dir, 'bwrap')),
   ],
   network,
@@ -159,11 +162,47 @@ const backendExec = (name: string): Promise<ExecSample> => {
 
 const result: Record<string, Percentiles | undefined> = {};
 
+const SPAWNS = 40;
+/** ms from an exec of `script` through the backend to its end. */
+async function execToExit(name: string, script: string): Promise<number> {
+  const t0 = performance.now();
+  const p = await backend.exec(
+    { namespace: 'default', pod: name, container: 'main' },
+    ['sh', '-c', script],
+    {
+      stdin: false,
+      stdout: true,
+      stderr: true,
+      tty: false,
+    },
+  );
+  p.stdout?.resume();
+  p.stderr?.resume();
+  await p.exited;
+  return performance.now() - t0;
+}
+
+/**
+ * The sandbox's own spawn floor: one fork and exec of /bin/echo by a shell already inside the
+ * container (a loop of SPAWNS, less the same loop without the spawn, over SPAWNS); under gVisor
+ * every new process's syscalls and page faults are ptrace stops, whoever forks it.
+ */
+async function inSandboxSpawns(name: string): Promise<number[]> {
+  const loop = (body: string) => `i=0; while [ $i -lt ${SPAWNS} ]; do ${body}; i=$((i+1)); done`;
+  const out: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const withSpawn = await execToExit(name, loop('/bin/echo hi >/dev/null'));
+    const without = await execToExit(name, loop(':'));
+    out.push(Math.max(0, withSpawn - without) / SPAWNS);
+  }
+  return out;
+}
+
 /** The exec rows of one runtime, on a Running Pod: the backend's path (once the daemon is
  * registered, or after 15 s without it) and the runtime's exec, interleaved. */
 async function execRows(runtime: string, name: string): Promise<void> {
-  // runsc reaches the agent's socket only with --host-uds=open (ADR 0037): no wait without it.
-  if (runtime !== 'gvisor' || values['host-uds']) {
+  // Without the daemon path gVisor execs are all `runsc exec`: no wait for the daemon.
+  if (runtime !== 'gvisor' || !gvisorRuntimeOnly) {
     const registered = await untilDaemonPath(() => backendExec(name));
     log(`${runtime}: ${registered ? 'daemon registered' : 'no exec took the daemon path in 15 s'}`);
   }
@@ -176,6 +215,7 @@ async function execRows(runtime: string, name: string): Promise<void> {
     viaBackend.push(s);
     viaRuntime.push(await timeToOutput(file, args));
   }
+  result[`${runtime} in-sandbox spawn`] = percentiles(await inSandboxSpawns(name));
   result[`${runtime} exec round trip`] = percentiles(viaBackend.map((s) => s.ms));
   paths[`${runtime} exec round trip`] = pathCounts(viaBackend);
   result[`${runtime} runtime exec round trip`] = percentiles(viaRuntime);
@@ -231,6 +271,8 @@ for (const rt of RUNTIMES) {
       p50(`${rt.name} ${kind} → first exec output`) / p50('floor runc run');
   ratios[`${rt.name} exec / local spawn (target ≤ 2)`] =
     p50(`${rt.name} exec round trip`) / p50('floor local spawn');
+  ratios[`${rt.name} exec / in-sandbox spawn`] =
+    p50(`${rt.name} exec round trip`) / p50(`${rt.name} in-sandbox spawn`);
   ratios[`${rt.name} runtime exec / local spawn`] =
     p50(`${rt.name} runtime exec round trip`) / p50('floor local spawn');
 }
@@ -259,7 +301,7 @@ const machine = { cpus: cpus().length, loadavg: loadavg() };
 writeFileSync(
   `${base}.json`,
   JSON.stringify(
-    { rounds, execs, hostUds: values['host-uds'], machine, result, paths, ratios, breakdown },
+    { rounds, execs, hostUds: !gvisorRuntimeOnly, machine, result, paths, ratios, breakdown },
     null,
     2,
   ),

@@ -1,14 +1,23 @@
 // ADR 0037 end to end: the node agent with the in-sandbox daemon injected (as `up` runs it) and
-// the streaming server's backend over it. Under runc and bubblewrap an exec is a fork by the
-// daemon: output, exit code and stdin as the runtime's exec gives them; from inside the exec'd
-// process, namespaces, cgroup, seccomp mode, capability sets, user and cwd equal the container's
-// primary process's (under bubblewrap the mount namespace is the nested bwrap's, as for its
-// runtime exec). Kill the daemon and the runtime's exec answers the same. A hostile peer on
-// the Pod's exec socket (garbage, an oversize frame, a bad exit code, silence) cannot crash the
-// agent or hold an exec past the start deadline; another Pod does not see this Pod's socket.
-// gVisor without --host-uds=open keeps `runsc exec`.
+// the streaming server's backend over it. Under runc, bubblewrap and gVisor an exec is a fork by
+// the daemon: output, exit code and stdin as the runtime's exec gives them; from inside the
+// exec'd process, namespaces, cgroup, seccomp mode, capability sets, user and cwd equal the
+// container's primary process's (under bubblewrap the mount namespace is the nested bwrap's, as
+// for its runtime exec). Kill the daemon and the runtime's exec answers the same. A hostile peer
+// on the Pod's exec socket (garbage, an oversize frame, a bad exit code, silence) cannot crash
+// the agent or hold an exec past the start deadline; another Pod does not see this Pod's socket.
+// gVisor's --host-uds=open (ADR 0040) leaves no host socket but the exec socket in a sandbox's
+// mounts, and a gVisor Pod with a hostPath volume keeps `runsc exec` and cannot reach a host
+// socket there. Real kubectl through the API server: `exec -it` is a TTY session through the
+// daemon (tty, stty size following a resize), and nodes/proxy/metrics counts the paths.
 import { type KubeClient, PODS } from '@agent-sandbox/kube';
-import type { KubeObject, Pod, PodSecurityContext } from '@agent-sandbox/kube-types';
+import type {
+  KubeObject,
+  Pod,
+  PodSecurityContext,
+  Volume,
+  VolumeMount,
+} from '@agent-sandbox/kube-types';
 import {
   ExecMetrics,
   type NodeAgent,
@@ -17,9 +26,13 @@ import {
   type PodDaemon,
   type StreamingBackend,
 } from '@agent-sandbox/kubelet';
+import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { spawn as spawnPty } from 'node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOXD_ANNOTATION } from './sandboxd-injection.ts';
 import {
@@ -43,7 +56,7 @@ const metrics = new ExecMetrics();
 let podUids: string[] = [];
 
 beforeAll(async () => {
-  world = await startInjectedAgent('nexe');
+  world = await startInjectedAgent('nexe', { streaming: true, allowHostPath: true });
   ({ client, agent, podUids } = world);
   ({ dir, daemon } = world);
   backend = podContainersBackend(agent, {
@@ -65,6 +78,8 @@ interface PodExtra {
   annotations?: Record<string, string>;
   securityContext?: PodSecurityContext;
   workingDir?: string;
+  volumes?: Volume[];
+  volumeMounts?: VolumeMount[];
 }
 
 async function runningPod(name: string, extra: PodExtra = {}): Promise<PodObject> {
@@ -76,12 +91,14 @@ async function runningPod(name: string, extra: PodExtra = {}): Promise<PodObject
       terminationGracePeriodSeconds: 1,
       ...(extra.runtimeClassName ? { runtimeClassName: extra.runtimeClassName } : {}),
       ...(extra.securityContext ? { securityContext: extra.securityContext } : {}),
+      ...(extra.volumes ? { volumes: extra.volumes } : {}),
       containers: [
         {
           name: 'main',
           image: IMAGE,
           command: ['sleep', '3600'],
           ...(extra.workingDir ? { workingDir: extra.workingDir } : {}),
+          ...(extra.volumeMounts ? { volumeMounts: extra.volumeMounts } : {}),
         },
       ],
     },
@@ -181,11 +198,21 @@ describe.each([
   // Non-root under bubblewrap: the image has no /run, and bwrap would make it 0700 for the
   // socket's mount point (unreachable by uid 1000) unless told 0755, as runc makes it.
   { runtime: 'bubblewrap', runtimeClassName: 'bubblewrap', user: 1000 },
+  // gVisor: the Pod has no hostPath volume, so its sandbox gets --host-uds=open (ADR 0040).
+  { runtime: 'runsc', runtimeClassName: 'gvisor', user: 1000 },
 ])('exec through the in-sandbox daemon under $runtime', ({ runtime, runtimeClassName, user }) => {
   const name = `nexe-${runtime}`;
   // Under bubblewrap every exec, the runtime's too, is a nested bwrap with a mount namespace
   // of its own (a copy of the container's): the daemon's forks share the one it started in.
-  const sameMnt = (out: string) => (runtime === 'bubblewrap' ? out.replace(/^mnt .*\n/, '') : out);
+  // gVisor's procfs numbers its namespace links afresh as they are looked up (and has no mnt
+  // link): under runsc the kinds compare, and the exec'd process seeing the primary (PRIMARY)
+  // shows it shares its pid namespace.
+  const sameMnt = (out: string) =>
+    runtime === 'bubblewrap'
+      ? out.replace(/^mnt .*\n/, '')
+      : runtime === 'runsc'
+        ? out.replace(/:\[\d+\]/g, '')
+        : out;
   beforeAll(async () => {
     await runningPod(name, {
       ...(runtimeClassName ? { runtimeClassName } : {}),
@@ -217,9 +244,17 @@ describe.each([
     const { self, primary, who } = await isolationFacts(name);
     expect([self.path, primary.path, who.path]).toEqual(['daemon', 'daemon', 'daemon']);
     expect(self.exit).toEqual({ exitCode: 0 });
-    expect(self.out).toContain('Seccomp:\t2');
-    expect(self.out).toMatch(/mnt mnt:\[\d+\]/);
-    expect(sameMnt(self.out)).toBe(sameMnt(primary.out));
+    // runsc filters the sandbox's own syscalls on the host; inside, as for its primary, mode 0.
+    expect(self.out).toContain(runtime === 'runsc' ? 'Seccomp:\t0' : 'Seccomp:\t2');
+    if (runtime !== 'runsc') expect(self.out).toMatch(/mnt mnt:\[\d+\]/);
+    if (runtime === 'runsc') {
+      // runsc exec (the daemon's start, as every runtime exec) gives a non-root process no
+      // capabilities where the primary has the spec's: an exec has at most the primary's.
+      const sets = /^Cap(Inh|Prm|Eff|Amb):.*\n/gm;
+      expect(sameMnt(self.out).replace(sets, '')).toBe(sameMnt(primary.out).replace(sets, ''));
+      const eff = (out: string) => BigInt(`0x${/^CapEff:\s*([0-9a-f]+)/m.exec(out)?.[1] ?? 'x'}`);
+      expect(eff(self.out) & ~eff(primary.out)).toBe(0n);
+    } else expect(sameMnt(self.out)).toBe(sameMnt(primary.out));
     expect(who.out).toBe(`${user}\n${user}\n/tmp\n`);
     // The socket's mount point is reachable by the container's user (not a 0700 /run).
     const run = await exec(name, ['stat', '-c', '%a %u', '/run']);
@@ -335,19 +370,147 @@ describe('a hostile peer on the exec socket', () => {
   }, 60_000);
 });
 
-describe('gVisor without --host-uds=open', () => {
-  it('keeps runsc exec', async () => {
-    await runningPod('nexe-gvisor', { runtimeClassName: 'gvisor' });
-    // The daemon is up (it serves 8888) but has no socket to dial: every exec is runsc exec,
-    // and the exec metric counts them as the runtime's.
+describe('gVisor and host sockets (--host-uds=open, ADR 0040)', () => {
+  let hostDir: string;
+  let hostSocket: Server;
+  let hostConnections = 0;
+  beforeAll(async () => {
+    // A host service's socket in a directory a hostPath volume can mount.
+    hostDir = join(dir, 'host-dir');
+    await mkdir(hostDir, { recursive: true });
+    hostSocket = createServer((c) => {
+      hostConnections++;
+      c.end('host secret\n');
+    });
+    await new Promise<void>((r) => hostSocket.listen(join(hostDir, 'host.sock'), r));
+  });
+  afterAll(async () => {
+    await new Promise((r) => hostSocket.close(r));
+  });
+
+  it('leaves no host socket in a sandbox on the daemon path but its exec socket', async () => {
+    const name = 'nexe-gv-socks';
+    await runningPod(name, {
+      runtimeClassName: 'gvisor',
+      volumes: [{ name: 'scratch', emptyDir: {} }],
+      volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
+    });
+    await untilPath(name, 'daemon');
+    // Every mount is the agent's own (root, emptyDir, pod files, the daemon's files, the socket
+    // directory): the exec socket is the only socket file in the sandbox's tree.
+    const found = await exec(name, ['sh', '-c', 'find / -type s 2>/dev/null | grep -v "^/proc/"']);
+    expect(found.out.trim().split('\n')).toEqual(['/run/agent-sandbox/exec.sock']);
+    await deletePod(name);
+  }, 90_000);
+
+  it('keeps runsc exec for a Pod with a hostPath volume, which cannot reach a host socket in it', async () => {
+    const name = 'nexe-gv-host';
+    const pod = await runningPod(name, {
+      runtimeClassName: 'gvisor',
+      volumes: [{ name: 'host', hostPath: { path: hostDir, type: 'Directory' } }],
+      volumeMounts: [{ name: 'host', mountPath: '/host' }],
+    });
+    // The daemon runs, but its container has no exec socket: every exec is runsc exec.
     const before = await execCount('runtime', 'runsc');
     for (let i = 0; i < 3; i++)
-      expect(await exec('nexe-gvisor', ['sh', '-c', 'echo g'])).toMatchObject({
+      expect(await exec(name, ['sh', '-c', 'echo g'])).toMatchObject({
         path: 'runtime',
         out: 'g\n',
       });
     expect(await execCount('runtime', 'runsc')).toBe(before + 3);
-    expect(await execCount('daemon', 'runsc')).toBe(0);
-    await deletePod('nexe-gvisor');
+    expect((await exec(name, ['ls', '/run/agent-sandbox'])).exit).not.toEqual({ exitCode: 0 });
+    // Without --host-uds=open the host's socket in the volume is a file nobody answers on.
+    const withDaemon = { ...pod, metadata: { ...pod.metadata, annotations: {} } };
+    const node = (daemon.argv(withDaemon, { name: 'main', image: IMAGE }) ?? []).slice(0, 4);
+    const dial = await exec(name, [
+      ...node,
+      '-e',
+      `require('node:net').connect('/host/host.sock').on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))`,
+    ]);
+    expect(dial.out.trim()).toMatch(/^E[A-Z]+$/);
+    expect(hostConnections).toBe(0);
+    await deletePod(name);
+  }, 90_000);
+});
+
+describe.each([
+  { runtime: 'runc', runtimeClassName: undefined },
+  { runtime: 'runsc', runtimeClassName: 'gvisor' },
+])('real kubectl through the API server under $runtime', ({ runtime, runtimeClassName }) => {
+  const name = `nexe-kubectl-${runtime}`;
+  beforeAll(async () => {
+    await runningPod(name, runtimeClassName ? { runtimeClassName } : {});
+    await untilPath(name, 'daemon');
+  }, 90_000);
+  afterAll(() => deletePod(name));
+
+  it('exec -it is a TTY session through the daemon: a tty whose size follows a resize', async () => {
+    const before = await nodeExecCount('daemon', runtime);
+    const pty = spawnPty('kubectl', ['exec', '-it', name, '--', 'sh'], {
+      env: { ...process.env, KUBECONFIG: world.api.kubeconfigPath } as Record<string, string>,
+      cols: 80,
+      rows: 24,
+    });
+    let screen = '';
+    pty.onData((d) => (screen += d));
+    const exited = new Promise<number>((resolve) =>
+      pty.onExit(({ exitCode }) => resolve(exitCode)),
+    );
+    await expect.poll(() => screen, { timeout: 15_000 }).toMatch(/# /);
+    pty.write('tty; stty size\r');
+    await expect.poll(() => screen, { timeout: 15_000 }).toMatch(/\/dev\/pts\/\d+\r?\n24 80/);
+    // kubectl sees SIGWINCH and sends a resize; asked until the new size shows (it is async).
+    pty.resize(100, 40);
+    await expect
+      .poll(
+        () => {
+          pty.write('stty size\r');
+          return screen;
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toMatch(/40 100/);
+    pty.write('exit 3\r');
+    expect(await exited).toBe(3);
+    expect(await nodeExecCount('daemon', runtime)).toBe(before + 1);
+  }, 60_000);
+
+  it('plain exec returns output, exit code and stdin', async () => {
+    const r = await kubectl(
+      ['exec', '-i', name, '--', 'sh', '-c', 'cat; echo err >&2; exit 4'],
+      'in\n',
+    );
+    expect(r).toMatchObject({ stdout: 'in\n', code: 4 });
+    expect(r.stderr).toMatch(/^err\n/);
   }, 60_000);
 });
+
+/** kubectl against the world's API server. */
+function kubectl(
+  args: string[],
+  input?: string,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn('kubectl', args, {
+      env: { ...process.env, KUBECONFIG: world.api.kubeconfigPath },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end(input ?? '');
+    child.once('close', (code) => resolve({ stdout, stderr, code }));
+  });
+}
+
+/** The node streaming server's exec counter, read through nodes/proxy/metrics with kubectl. */
+async function nodeExecCount(path: ExecPath, runtime: string): Promise<number> {
+  const r = await kubectl(['get', '--raw', `/api/v1/nodes/${world.nodeName}/proxy/metrics`]);
+  expect(r.code).toBe(0);
+  const line = r.stdout
+    .split('\n')
+    .find((l) =>
+      l.startsWith(`agent_sandbox_node_execs_total{path="${path}",runtime="${runtime}"} `),
+    );
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}

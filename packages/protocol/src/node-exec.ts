@@ -12,6 +12,8 @@ export const FrameType = {
   stdin: 2,
   stdinClose: 3,
   signal: 4,
+  /** JSON `{cols, rows}`: the TTY session's new window size. */
+  resize: 5,
   started: 16,
   stdout: 17,
   stderr: 18,
@@ -65,20 +67,51 @@ export interface NodeExecStart {
   cwd: string;
   uid?: number;
   gid?: number;
+  /** Run on a pseudo-terminal (stderr is merged into stdout; resize frames apply). */
+  tty?: boolean;
+  /** With `tty`: the terminal's size to start with. */
+  size?: TerminalSize;
+}
+
+/** A terminal's size in character cells. */
+export interface TerminalSize {
+  cols: number;
+  rows: number;
 }
 
 const isUint = (v: unknown) =>
   typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 2 ** 32;
 
-/** Validates a start frame's JSON; throws FrameError naming the field. */
-export function parseStart(payload: Buffer): NodeExecStart {
+function jsonObject(payload: Buffer, frame: string): Record<string, unknown> {
   let v: unknown;
   try {
     v = JSON.parse(payload.toString('utf8'));
   } catch {
-    throw new FrameError('start: payload is not JSON');
+    throw new FrameError(`${frame}: payload is not JSON`);
   }
+  return (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {}) as Record<
+    string,
+    unknown
+  >;
+}
+
+/** Pure: `v` as a TerminalSize (integers in 0–65535, TIOCSWINSZ's range); throws naming `field`. */
+function terminalSize(v: unknown, field: string): TerminalSize {
   const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
+  const ok = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < 65536;
+  if (!ok(o['cols']) || !ok(o['rows']))
+    throw new FrameError(`${field} must be {cols, rows} with integers in 0-65535`);
+  return { cols: o['cols'] as number, rows: o['rows'] as number };
+}
+
+/** Validates a resize frame's JSON; throws FrameError naming the field. */
+export function parseResize(payload: Buffer): TerminalSize {
+  return terminalSize(jsonObject(payload, 'resize'), 'resize');
+}
+
+/** Validates a start frame's JSON; throws FrameError naming the field. */
+export function parseStart(payload: Buffer): NodeExecStart {
+  const o = jsonObject(payload, 'start');
   const argv = o['argv'];
   if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string'))
     throw new FrameError('start: argv must be a non-empty list of strings');
@@ -99,5 +132,10 @@ export function parseStart(payload: Buffer): NodeExecStart {
     if (!isUint(o[k])) throw new FrameError(`start: ${k} must be a non-negative integer`);
     out[k] = o[k] as number;
   }
+  if (o['tty'] !== undefined) {
+    if (typeof o['tty'] !== 'boolean') throw new FrameError('start: tty must be a boolean');
+    out.tty = o['tty'];
+  }
+  if (o['size'] !== undefined) out.size = terminalSize(o['size'], 'start: size');
   return out;
 }

@@ -135,7 +135,12 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
       }
     }
     if (o.nodeExecSocket !== '') {
-      const dialer = dialNodeExec({ path: o.nodeExecSocket, limiter, log: o.log });
+      const dialer = dialNodeExec({
+        path: o.nodeExecSocket,
+        limiter,
+        tty: { ptyCommand: o.ptyCommand, sttyCommand: o.sttyCommand },
+        log: o.log,
+      });
       closers.push(async () => dialer.close());
     }
   } catch (err: unknown) {

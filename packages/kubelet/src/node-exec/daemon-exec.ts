@@ -1,6 +1,7 @@
 // One exec through the in-sandbox daemon (ADR 0037) as the streaming server's StreamProcess:
 // send the start frame, wait for the daemon's `started` (or give up: the caller falls back to
-// the runtime's exec), then relay stdin in and stdout/stderr/exit out. Every frame from the peer
+// the runtime's exec), then relay stdin (and a TTY session's resizes) in and stdout/stderr/exit
+// out. Every frame from the peer
 // is hostile input: size-capped by the decoder, JSON validated, and any violation ends the exec
 // with an error rather than a guess.
 import {
@@ -63,6 +64,19 @@ function stdinWriter(socket: Socket): Writable {
       cb();
     },
   });
+}
+
+/** Pure: the start frame for `streams`: a TTY session carries `tty` and the client's size. */
+export function withTty(start: NodeExecStart, streams: StreamSelection): NodeExecStart {
+  if (!streams.tty) return start;
+  const size = streams.terminalSize;
+  return {
+    ...start,
+    tty: true,
+    ...(size && size.width > 0 && size.height > 0
+      ? { size: { cols: size.width, rows: size.height } }
+      : {}),
+  };
 }
 
 /**
@@ -134,14 +148,20 @@ export function daemonExec(
       stdout: streams.stdout ? stdout : null,
       stderr: streams.stderr && !streams.tty ? stderr : null,
       exited,
-      resize: () => undefined,
+      resize: (size) => {
+        if (!streams.tty || socket.destroyed) return;
+        socket.write(
+          encodeFrame(FrameType.resize, JSON.stringify({ cols: size.width, rows: size.height })),
+        );
+      },
       hangUp: () => {
-        // As a closed `runc exec` stream: stdin ends, the process is not killed.
+        // As a closed `runc exec` stream: stdin ends, the process is not killed; a TTY session
+        // gets SIGHUP from the daemon when the connection closes, as when its terminal closes.
         if (!socket.destroyed) socket.end(encodeFrame(FrameType.stdinClose));
       },
     };
     socket.resume();
-    socket.write(encodeFrame(FrameType.start, JSON.stringify(start)));
+    socket.write(encodeFrame(FrameType.start, JSON.stringify(withTty(start, streams))));
     // Without stdin the process must see EOF at once, as `runc exec` without -i gives it.
     if (!streams.stdin) socket.write(encodeFrame(FrameType.stdinClose));
   });

@@ -18,6 +18,8 @@ export interface InstanceSpec {
   logPath: string;
   cgroupsPath: string;
   stdin: boolean;
+  /** ContainerStart.hostSockets: the daemon in it dials the agent's exec socket. */
+  hostSockets?: boolean;
   /** A root already mounted at `dir/fs` over imageRootfs (rootfs-stage.ts); undefined: none. */
   staged?: Promise<ContainerRootfs | undefined>;
   /** Times the start's steps (rootfs, bundle, cgroup, runtime-start, until-running). */
@@ -87,7 +89,12 @@ export class ContainerInstance {
     }
     const log = new CriLogWriter(this.spec.logPath);
     const process = await time('runtime-start', () =>
-      this.spec.runtime.start({ id: this.id, bundleDir: dir, stdin: this.spec.stdin }),
+      this.spec.runtime.start({
+        id: this.id,
+        bundleDir: dir,
+        stdin: this.spec.stdin,
+        ...(this.spec.hostSockets ? { hostSockets: true } : {}),
+      }),
     );
     this.process = process;
     this.#logClosed = this.#follow(log, process);

@@ -42,6 +42,16 @@ export function instanceDir(podDir: string, name: string, n: number): string {
   return join(podDir, 'containers', `${name}-${n}`);
 }
 
+/**
+ * Whether the Pod's exec socket is mounted in (ADR 0037): with a daemon and a runtime that lets
+ * it dial the host. Where reaching it opens every host socket in the mounts (runsc), not for a
+ * Pod with a hostPath volume, which may hold the host's own sockets (ADR 0040).
+ */
+export function daemonExecFor(ctx: NodeContext, pod: Pod, runtime: ContainerRuntime): boolean {
+  if (!ctx.podDaemon || !runtime.daemonExec) return false;
+  return !runtime.daemonExecOpensHostSockets || !(pod.spec?.volumes ?? []).some((v) => v.hostPath);
+}
+
 export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promise<LaunchResult> {
   const { pod, container: c, image, runtime, timer: t } = o;
   const meta = pod.metadata ?? {};
@@ -58,9 +68,9 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
     n,
   );
   const dir = instanceDir(o.podDir, c.name, n);
-  // With a daemon and a runtime that lets it dial the host, the Pod's exec socket is mounted in.
-  const nodeExec =
-    ctx.podDaemon && runtime.daemonExec ? await ctx.nodeExec.open(uid, o.podDir) : undefined;
+  const nodeExec = daemonExecFor(ctx, pod, runtime)
+    ? await ctx.nodeExec.open(uid, o.podDir)
+    : undefined;
   const instance = new ContainerInstance({
     runtime,
     dir,
@@ -69,6 +79,10 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
     logPath,
     cgroupsPath,
     stdin: c.stdin === true,
+    // Only the daemon's container (the first app container) dials the socket.
+    ...(nodeExec && runtime.daemonExecOpensHostSockets && c.name === pod.spec?.containers?.[0]?.name
+      ? { hostSockets: true }
+      : {}),
     timer: t,
     config: (rootfs, terminationLog) =>
       buildOciSpec({

@@ -7,7 +7,7 @@ import type { PodNetworkStatus } from '../network/pod-network.ts';
 import { ContainerProber } from '../probes/container-prober.ts';
 import type { ProbeTarget } from '../probes/probe-runner.ts';
 import { probeHandler } from '../probes/probe-state.ts';
-import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import { execUser, type ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { ContainerInstance } from './container-instance.ts';
 
 export interface InstanceProbeOptions {
@@ -27,7 +27,10 @@ export function instanceProbeTarget(
   o: Pick<InstanceProbeOptions, 'container' | 'runtime' | 'instance' | 'network'>,
 ): ProbeTarget {
   return {
-    exec: (argv) => o.runtime.execCommand(o.instance.id, argv, { tty: false }),
+    exec: (argv) => {
+      const user = execUser(o.instance.processConfig);
+      return o.runtime.execCommand(o.instance.id, argv, { tty: false, ...(user ? { user } : {}) });
+    },
     podIP: o.network?.ips[0] ?? '',
     netnsPath: o.network?.netnsPath ?? '',
     ports: o.container.ports ?? [],

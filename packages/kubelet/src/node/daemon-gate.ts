@@ -4,7 +4,7 @@
 // this a Pod was Ready — and a warm pool member handed out — before anything served its API.
 import type { Container, Pod } from '@agent-sandbox/kube-types';
 import { runProbe, type ProbeTarget } from '../probes/probe-runner.ts';
-import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import { execUser, type ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { ContainerInstance } from './container-instance.ts';
 import type { NodeLogger } from './node-context.ts';
 import { superviseDaemon, type PodDaemon } from './pod-daemon.ts';
@@ -104,6 +104,7 @@ export function podDaemonRun(o: {
   const argv = daemon.argv(pod, c, o.nodeExecSocket ? { nodeExecSocket: o.nodeExecSocket } : {});
   if (!argv) return undefined;
   const ports = daemon.readyPorts?.(pod, c) ?? [];
+  const user = execUser(instance.processConfig);
   const gate = ports.length > 0 ? new DaemonGate(ports, o.target, o.onGate) : undefined;
   return {
     gate,
@@ -112,6 +113,7 @@ export function podDaemonRun(o: {
         runtime: o.runtime,
         id: instance.id,
         argv,
+        ...(user ? { user } : {}),
         exited: process.exited,
         stopping: () => instance.stopping,
         log: o.log,

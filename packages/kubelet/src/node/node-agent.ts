@@ -29,7 +29,7 @@ import type { ImageService } from '../images/image-service.ts';
 import type { PodNetwork } from '../network/pod-network.ts';
 import { execStart } from '../node-exec/exec-spec.ts';
 import { NodeExecSockets } from '../node-exec/registry.ts';
-import type { ContainerRuntime, HostCommand } from '../runtime/container-runtime.ts';
+import { execUser, type ContainerRuntime, type HostCommand } from '../runtime/container-runtime.ts';
 import { BoundStarts } from './bound-starts.ts';
 import { removeMountedDir } from './container-rootfs.ts';
 import type { NodeContext, NodeLogger } from './node-context.ts';
@@ -511,7 +511,11 @@ export class NodeAgent implements PodContainers {
     opts: { tty: boolean },
   ): HostCommand {
     const { w, instance } = this.#running_(pod, container);
-    return (w.runtime as ContainerRuntime).execCommand(instance.id, argv, opts);
+    const user = execUser(instance.processConfig);
+    return (w.runtime as ContainerRuntime).execCommand(instance.id, argv, {
+      ...opts,
+      ...(user ? { user } : {}),
+    });
   }
 
   runtimeHandler(pod: PodRef): string {

@@ -8,7 +8,7 @@
 // it runs can be read afterwards (`up` keeps them in DIR/up.log).
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Container, Pod } from '@agent-sandbox/kube-types';
-import type { ContainerRuntime } from '../runtime/container-runtime.ts';
+import type { ContainerRuntime, ExecUser } from '../runtime/container-runtime.ts';
 import type { NodeLogger } from './node-context.ts';
 
 /**
@@ -37,6 +37,8 @@ export interface DaemonInstance {
   /** The runtime's container id. */
   id: string;
   argv: readonly string[];
+  /** The container process's user, for the runtime's exec (runsc's is root otherwise). */
+  user?: ExecUser;
   /** Resolves when the container instance has exited. */
   exited: Promise<unknown>;
   /** True once the container is being stopped (deleted, node stopping): the daemon goes with it. */
@@ -109,7 +111,10 @@ export function superviseDaemon(d: DaemonInstance): void {
   });
   const run = (): void => {
     if (ended) return;
-    const cmd = d.runtime.execCommand(d.id, d.argv, { tty: false });
+    const cmd = d.runtime.execCommand(d.id, d.argv, {
+      tty: false,
+      ...(d.user ? { user: d.user } : {}),
+    });
     const started = Date.now();
     let tail = '';
     child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -25,6 +25,38 @@ export interface ContainerStart {
   bundleDir: string;
   /** Keep a stdin pipe open (container `stdin: true`). */
   stdin: boolean;
+  /**
+   * The container's daemon dials the agent's exec socket (ADR 0037) and the runtime must let it
+   * reach a host unix socket for that (`daemonExecOpensHostSockets`). @default false
+   */
+  hostSockets?: boolean;
+}
+
+/** The container process's user (config.json `process.user`), which an exec must run as. */
+export interface ExecUser {
+  uid: number;
+  gid: number;
+  additionalGids?: number[];
+}
+
+export interface ExecOptions {
+  tty: boolean;
+  /**
+   * The container process's user. runc and bubblewrap take it from the container themselves;
+   * `runsc exec` runs as root unless told (`--user`). Absent: the runtime's default.
+   */
+  user?: ExecUser;
+}
+
+/** Pure: config.json's `process.user` as an ExecUser, or undefined when it has none. */
+export function execUser(proc: Record<string, unknown> | undefined): ExecUser | undefined {
+  const u = proc?.['user'] as
+    { uid?: unknown; gid?: unknown; additionalGids?: unknown } | undefined;
+  if (typeof u?.uid !== 'number' || typeof u.gid !== 'number') return undefined;
+  const extra = Array.isArray(u.additionalGids)
+    ? u.additionalGids.filter((g): g is number => typeof g === 'number')
+    : [];
+  return { uid: u.uid, gid: u.gid, ...(extra.length > 0 ? { additionalGids: extra } : {}) };
 }
 
 export interface ContainerProcess {
@@ -74,10 +106,17 @@ export interface ContainerRuntime {
   readonly cgroupOwner: 'runtime' | 'agent';
   /**
    * Whether a process in the container can dial a host unix socket bind-mounted into it, so
-   * execs can go through the in-sandbox daemon (ADR 0037): runc and bubblewrap yes, runsc only
-   * with `--host-uds=open`. Absent: no.
+   * execs can go through the in-sandbox daemon (ADR 0037): runc and bubblewrap yes, runsc with
+   * `--host-uds=open` (see `daemonExecOpensHostSockets`). Absent: no.
    */
   readonly daemonExec?: boolean;
+  /**
+   * Whether letting a container reach the exec socket lets it connect to every other host unix
+   * socket in its mounts too (runsc's `--host-uds=open` has no per-path rule). The agent then
+   * gives the socket only to Pods whose mounts are all its own (no hostPath volume) and starts
+   * just the daemon's container with `hostSockets`. Absent: no.
+   */
+  readonly daemonExecOpensHostSockets?: boolean;
   /**
    * The host pids.max that allows the container `limit` processes: the runtime's own tasks in the
    * container's cgroup (gVisor's sentry threads and ptrace stubs) count too. Pure.
@@ -85,7 +124,7 @@ export interface ContainerRuntime {
   hostPidsLimit(limit: number): number;
   probe(): Promise<RuntimeProbe>;
   start(spec: ContainerStart): Promise<ContainerProcess>;
-  execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand;
+  execCommand(id: string, argv: readonly string[], opts: ExecOptions): HostCommand;
   isRunning(id: string): Promise<boolean>;
   kill(id: string, signal: NodeJS.Signals): Promise<void>;
   remove(id: string): Promise<void>;

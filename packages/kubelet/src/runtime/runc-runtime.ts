@@ -9,6 +9,7 @@ import type {
   ContainerProcess,
   ContainerRuntime,
   ContainerStart,
+  ExecOptions,
   HostCommand,
   RuntimeProbe,
 } from './container-runtime.ts';
@@ -31,6 +32,13 @@ export interface OciCliRuntimeOptions {
   cgroupOwner?: 'runtime' | 'agent';
   /** ContainerRuntime.daemonExec. @default true */
   daemonExec?: boolean;
+  /**
+   * Global flags `run` adds for a container started with `hostSockets` (runsc:
+   * `--host-uds=open`); set, the runtime reports `daemonExecOpensHostSockets`.
+   */
+  hostSocketsArgs?: readonly string[];
+  /** `exec` passes ExecOptions.user as `--user uid:gid` (runsc, whose exec is root otherwise). */
+  execUser?: boolean;
   /** @default the limit itself */
   hostPidsLimit?: (limit: number) => number;
   /** argv that `run` is spawned through (the runtime's own argv is appended). */
@@ -48,6 +56,7 @@ export class OciCliRuntime implements ContainerRuntime {
   readonly scheme: string;
   readonly cgroupOwner: 'runtime' | 'agent';
   readonly daemonExec: boolean;
+  readonly daemonExecOpensHostSockets: boolean;
   readonly #o: OciCliRuntimeOptions;
 
   constructor(options: OciCliRuntimeOptions) {
@@ -56,6 +65,7 @@ export class OciCliRuntime implements ContainerRuntime {
     this.scheme = options.scheme;
     this.cgroupOwner = options.cgroupOwner ?? 'runtime';
     this.daemonExec = options.daemonExec ?? true;
+    this.daemonExecOpensHostSockets = options.hostSocketsArgs !== undefined;
   }
 
   hostPidsLimit(limit: number): number {
@@ -81,6 +91,7 @@ export class OciCliRuntime implements ContainerRuntime {
       ...(this.#o.runLauncher ?? []),
       this.#o.binary,
       ...this.#args(
+        ...(spec.hostSockets ? (this.#o.hostSocketsArgs ?? []) : []),
         'run',
         ...(this.#o.keep ? ['--keep'] : []),
         '--bundle',
@@ -97,10 +108,17 @@ export class OciCliRuntime implements ContainerRuntime {
     return started.process;
   }
 
-  execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand {
+  execCommand(id: string, argv: readonly string[], opts: ExecOptions): HostCommand {
+    const u = this.#o.execUser ? opts.user : undefined;
+    const user = u
+      ? [
+          `--user=${u.uid}:${u.gid}`,
+          ...(u.additionalGids ?? []).map((g) => `--additional-gids=${g}`),
+        ]
+      : [];
     return {
       file: this.#o.binary,
-      args: this.#args('exec', ...(opts.tty ? ['-t'] : []), id, ...argv),
+      args: this.#args('exec', ...user, ...(opts.tty ? ['-t'] : []), id, ...argv),
       env: PATH_ENV,
     };
   }
@@ -184,19 +202,19 @@ export function gvisorHostPids(limit: number): number {
 export function runscRuntime(
   stateDir: string,
   binary = 'runsc',
-  opts: { hostUds?: boolean } = {},
+  opts: { daemonExec?: boolean } = {},
 ): OciCliRuntime {
   return new OciCliRuntime({
     binary,
     stateDir,
-    globalArgs: [
-      '--platform=ptrace',
-      '--network=sandbox',
-      ...(opts.hostUds ? ['--host-uds=open'] : []),
-    ],
+    globalArgs: ['--platform=ptrace', '--network=sandbox'],
     // Execs through the daemon need the sandbox to dial the agent's socket, which only
-    // --host-uds=open allows — and it allows every host socket in the sandbox's mounts: opt-in.
-    daemonExec: opts.hostUds === true,
+    // --host-uds=open allows, and it allows every host socket in the sandbox's mounts: the
+    // agent asks for it per Pod, only where every mount is its own (ADR 0040). The sandbox
+    // keeps the flags `run` gave it: exec, kill and delete need not repeat it.
+    daemonExec: opts.daemonExec ?? true,
+    hostSocketsArgs: ['--host-uds=open'],
+    execUser: true,
     handler: 'runsc',
     scheme: 'gvisor',
     installHint: 'install gVisor (apt-get install runsc)',

@@ -39,7 +39,7 @@ export interface PodContainersBackendOptions extends NetnsDialOptions {
   onExec?: (e: ExecEvent) => void;
 }
 
-/** Through the daemon when it answers (non-TTY, first cut of ADR 0037), else the runtime's exec. */
+/** Through the daemon when it answers (ADR 0037; TTY sessions too), else the runtime's exec. */
 async function execProcess(
   containers: PodContainers,
   target: ContainerTarget,
@@ -47,9 +47,7 @@ async function execProcess(
   streams: StreamSelection,
 ): Promise<{ process: StreamProcess; path: ExecPath }> {
   const ref = podRef(target);
-  const conn = streams.tty
-    ? undefined
-    : await containers.daemonExec?.(ref, target.container, command);
+  const conn = await containers.daemonExec?.(ref, target.container, command);
   if (conn) {
     const process = await daemonExec(conn.socket, conn.start, streams);
     if (process) {

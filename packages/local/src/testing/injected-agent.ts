@@ -1,6 +1,9 @@
 // A node agent with the in-sandbox daemon injected, as `up` runs it, over a test API server and
 // the busybox test image, under runc, gVisor and bubblewrap: the world of the suites that check
-// what the injection gives a Pod (sandboxd-injection.int, node-exec.int).
+// what the injection gives a Pod (sandboxd-injection.int, node-exec.int). With `streaming`, the
+// node's streaming server serves the API server's pod streams and nodes/proxy as in `up`, so
+// real kubectl can exec (and read the node's /metrics) against `kubeconfigPath`.
+import { NodeStreamProxy } from '@agent-sandbox/apiserver';
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { KubeClient, kubeConfigFromFile } from '@agent-sandbox/kube';
 import {
@@ -20,6 +23,8 @@ import { buildTestImage, createRuntimeClass, findLeaks } from '@agent-sandbox/ku
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startNodeStreaming, type NodeStreaming } from '../node-streaming.ts';
+import { NodeStreamDirectory } from '../node-streams.ts';
 import { prepareSandboxd } from '../sandboxd-injection.ts';
 
 export const INJECTED_AGENT_IMAGE = 'localhost/test/busybox:v1';
@@ -31,17 +36,32 @@ export interface InjectedAgentWorld {
   client: KubeClient;
   agent: NodeAgent;
   daemon: PodDaemon;
+  /** The Node's name (`node-<name>`). */
+  nodeName: string;
   /** The uids of the Pods a suite made: other suites run agents at once, only these are ours. */
   podUids: string[];
   /** Stops everything and removes the dir; answers what the leak check found of this world. */
   stop(): Promise<string[]>;
 }
 
+export interface InjectedAgentOptions {
+  /** Serve the node's streaming API through the API server (kubectl exec, nodes/proxy). */
+  streaming?: boolean;
+  /** NodeAgentOptions.allowHostPath. @default false */
+  allowHostPath?: boolean;
+}
+
 /** `name` names the node (`node-<name>`), the temp dir and the netns prefix (`asb-lo-<name>-`). */
-export async function startInjectedAgent(name: string): Promise<InjectedAgentWorld> {
+export async function startInjectedAgent(
+  name: string,
+  options: InjectedAgentOptions = {},
+): Promise<InjectedAgentWorld> {
   const dir = await mkdtemp(join(tmpdir(), `asb-${name}-`));
   const netnsPrefix = `asb-lo-${name}-`;
-  const api = await startTestApiServer();
+  const directory = new NodeStreamDirectory();
+  const api = await startTestApiServer(
+    options.streaming ? { podStreams: new NodeStreamProxy({ locate: directory.locate }) } : {},
+  );
   const client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
   const store = new ImageStore(join(dir, 'images'));
   const image = await buildTestImage(join(dir, 'build'));
@@ -62,12 +82,21 @@ export async function startInjectedAgent(name: string): Promise<InjectedAgentWor
     backoffBaseMs: 200,
     extraReadOnlyMounts: injection.mounts,
     podDaemon: injection.daemon,
+    allowHostPath: options.allowHostPath ?? false,
   });
   await agent.start();
+  const streaming: NodeStreaming | undefined = options.streaming
+    ? await startNodeStreaming(agent, {
+        nodeName: `node-${name}`,
+        pkiDir: join(dir, 'pki'),
+        registry: directory,
+      })
+    : undefined;
   await createRuntimeClass(client, 'gvisor', 'runsc');
   await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
   const podUids: string[] = [];
   const stop = async (): Promise<string[]> => {
+    await streaming?.stop();
     await agent.stop();
     const leaks = findLeaks({ dataDir: dir, runtimeStateDirs, netnsPrefix });
     await client.close();
@@ -75,5 +104,14 @@ export async function startInjectedAgent(name: string): Promise<InjectedAgentWor
     await rm(dir, { recursive: true, force: true });
     return leaks.filter((l) => !l.startsWith('cgroup ') || podUids.some((u) => l.includes(u)));
   };
-  return { dir, api, client, agent, daemon: injection.daemon, podUids, stop };
+  return {
+    dir,
+    api,
+    client,
+    agent,
+    daemon: injection.daemon,
+    nodeName: `node-${name}`,
+    podUids,
+    stop,
+  };
 }

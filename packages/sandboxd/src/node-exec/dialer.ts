@@ -6,10 +6,13 @@ import { connect, type Socket } from 'node:net';
 import type { LogFn } from '../errors.ts';
 import type { ProcessLimiter } from '../process-limiter.ts';
 import { serveNodeExec } from './session.ts';
+import type { TtyCommands } from './tty.ts';
 
 export interface NodeExecDialerOptions {
   path: string;
   limiter: ProcessLimiter;
+  /** The pty helpers of TTY sessions. @default none: TTY execs are refused (the agent falls back) */
+  tty?: TtyCommands;
   log?: LogFn;
   /** First redial delay after a failed dial, doubled up to 5 s. @default 100 */
   retryMs?: number;
@@ -42,7 +45,7 @@ export function dialNodeExec(o: NodeExecDialerOptions): NodeExecDialer {
       used = true;
       idle = undefined;
       redial();
-      serveNodeExec(socket, first, o.limiter);
+      serveNodeExec(socket, first, o.limiter, o.tty);
     });
     socket.on('error', (err) => {
       if (!used && failures++ === 0) o.log?.('node-exec dial failed', { error: err.message });

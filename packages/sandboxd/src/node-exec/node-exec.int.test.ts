@@ -33,7 +33,11 @@ interface Outcome {
   last: Record<string, unknown>;
 }
 
-async function run(frames: Buffer[], afterStart?: (s: Socket) => void): Promise<Outcome> {
+async function run(
+  frames: Buffer[],
+  afterStart?: (s: Socket) => void,
+  onOutput?: (s: Socket, out: string) => void,
+): Promise<Outcome> {
   const s = await take();
   const decoder = new FrameDecoder();
   const got: Frame[] = [];
@@ -42,6 +46,11 @@ async function run(frames: Buffer[], afterStart?: (s: Socket) => void): Promise<
       for (const f of decoder.push(chunk)) {
         got.push(f);
         if (f.type === FrameType.started) afterStart?.(s);
+        if (f.type === FrameType.stdout && onOutput)
+          onOutput(
+            s,
+            Buffer.concat(got.filter((g) => g.type === f.type).map((g) => g.payload)).toString(),
+          );
       }
     });
     s.once('close', () => {
@@ -77,6 +86,8 @@ beforeAll(async () => {
     grpcPort: -1,
     legacyPort: -1,
     nodeExecSocket: join(dir, 'exec.sock'),
+    ptyCommand: ['script'],
+    sttyCommand: ['stty'],
   });
 });
 
@@ -120,6 +131,46 @@ describe('node-exec', () => {
       s.write(encodeFrame(FrameType.signal, 'SIGTERM')),
     );
     expect(r.last).toEqual({ signal: 'SIGTERM' });
+  });
+
+  it('runs a TTY session on a pty of the size asked, and follows resizes', async () => {
+    const path = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    let sent = false;
+    // The size is set before the command runs; a resize reaches the pty (stty size after it).
+    const r = await run(
+      [
+        start({
+          argv: ['sh', '-c', 'tty; stty size; echo e >&2; read x; stty size; exit 5'],
+          env: path,
+          cwd: '/',
+          tty: true,
+          size: { cols: 91, rows: 31 },
+        }),
+      ],
+      undefined,
+      (s, out) => {
+        // Once the first size is out: resize, then the next line reads the size again (a stty
+        // of its own in the daemon applies the resize; until then, the line is not sent).
+        if (sent || !out.includes('e\r\n')) return;
+        sent = true;
+        s.write(encodeFrame(FrameType.resize, JSON.stringify({ cols: 120, rows: 40 })));
+        setTimeout(() => s.write(encodeFrame(FrameType.stdin, 'go\n')), 1000);
+      },
+    );
+    expect(r.last).toEqual({ exitCode: 5 });
+    // One terminal: stderr comes through it, on stdout; no stderr frames.
+    expect(r.err).toBe('');
+    const lines = r.out.split(/\r?\n/);
+    expect(lines[0]).toMatch(/^\/dev\/pts\/\d+$/);
+    expect(lines.slice(1, 3)).toEqual(['31 91', 'e']);
+    expect(lines).toContain('40 120');
+    // The container's env reaches the command: SHELL, named for `script` only, is unset again.
+    const env = await run([
+      start({ argv: ['sh', '-c', 'echo "[$SHELL]"'], env: path, cwd: '/', tty: true }),
+    ]);
+    expect(env.out.trim()).toBe('[]');
+    const bad = await run([start({ argv: ['true'], env: {}, cwd: '/', tty: 'yes' })]);
+    expect(String(bad.last['message'])).toMatch(/tty must be a boolean/);
   });
 
   it('keeps one connection idle: a taken one is replaced at once', async () => {

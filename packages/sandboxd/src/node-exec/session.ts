@@ -1,6 +1,7 @@
 // One exec on one node-exec connection (ADR 0037): the first frame says what to run, then stdin
-// and signals come in and output goes out until the exit frame. The daemon forks it, so it runs
-// with the daemon's namespaces, cgroup, seccomp filter and capabilities — the container's.
+// and signals (and a TTY session's resizes) come in and output goes out until the exit frame. The
+// daemon forks it, so it runs with the daemon's namespaces, cgroup, seccomp filter and
+// capabilities — the container's. A TTY session runs on a pty (tty.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { constants } from 'node:os';
@@ -14,11 +15,16 @@ import {
   FrameError,
   FrameType,
   MAX_FRAME_BYTES,
+  parseResize,
   parseStart,
   type Frame,
 } from '@agent-sandbox/protocol/node-exec';
+import { resizePty } from '../process/pty.ts';
+import { ttyLaunch, ttyLeader, ttyUnavailable, type TtyCommands } from './tty.ts';
 
 const SIGNALS = constants.signals as Record<string, number>;
+/** How often (every 20 ms) a resize looks for the session leader before it is dropped. */
+const RESIZE_TRIES = 100;
 
 function send(socket: Socket, type: FrameType, payload?: Buffer | string): boolean {
   return socket.destroyed ? false : socket.write(encodeFrame(type, payload));
@@ -36,10 +42,29 @@ function relay(socket: Socket, source: Readable, type: FrameType): void {
   });
 }
 
+/** Signals a TTY session: the leader's group on the pty, then `script`'s own group. */
+async function signalSession(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  const leader = child.pid === undefined ? undefined : await ttyLeader(child.pid);
+  if (leader !== undefined) {
+    try {
+      process.kill(-leader, signal);
+    } catch {
+      // the session already ended
+    }
+  }
+  signalGroup(child, signal);
+}
+
 /** Serves the exec whose frames start with `first` (bytes already read). Never throws. */
-export function serveNodeExec(socket: Socket, first: Buffer, limiter: ProcessLimiter): void {
+export function serveNodeExec(
+  socket: Socket,
+  first: Buffer,
+  limiter: ProcessLimiter,
+  tty: TtyCommands = { ptyCommand: [], sttyCommand: ['stty'] },
+): void {
   const decoder = new FrameDecoder();
   let child: ChildProcess | undefined;
+  let isTty = false;
   let over = false;
   socket.on('error', () => undefined); // the agent's side may reset; 'close' follows
   /** The last frame: nothing is sent after it. */
@@ -63,18 +88,36 @@ export function serveNodeExec(socket: Socket, first: Buffer, limiter: ProcessLim
     else if (f.type === FrameType.signal) {
       const name = f.payload.toString('utf8');
       if (SIGNALS[name] === undefined) return fail(`signal: unknown signal ${name.slice(0, 32)}`);
-      signalGroup(child, name as NodeJS.Signals);
+      if (isTty) void signalSession(child, name as NodeJS.Signals);
+      else signalGroup(child, name as NodeJS.Signals);
+    } else if (f.type === FrameType.resize) {
+      const size = parseResize(f.payload);
+      if (isTty) void resize(child, size.cols, size.rows);
     } else fail(`unexpected frame type ${f.type}`);
+  };
+  // A resize can come before `script` has forked the session (kubectl sends one at once): it
+  // waits for the leader; one that comes after the session ended is dropped.
+  const resize = async (c: ChildProcess, cols: number, rows: number) => {
+    for (let i = 0; i < RESIZE_TRIES && !over && c.pid !== undefined; i++) {
+      const leader = await ttyLeader(c.pid);
+      if (leader !== undefined)
+        return resizePty(tty.sttyCommand, leader, cols, rows).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 20));
+    }
   };
   const start = (f: Frame) => {
     if (f.type !== FrameType.start) return fail(`the first frame must be start, not ${f.type}`);
     const spec = parseStart(f.payload);
+    isTty = spec.tty === true;
+    const unavailable = isTty ? ttyUnavailable(tty, spec) : undefined;
+    if (unavailable) return fail(`tty: ${unavailable}`);
     const slot = limiter.acquire();
     if (!slot) return fail(limiter.refusal());
     const argv0 = spec.argv[0] as string;
-    const c = spawn(argv0, spec.argv.slice(1), {
+    const launch = isTty ? ttyLaunch(tty, spec) : { argv: spec.argv, env: spec.env };
+    const c = spawn(launch.argv[0] as string, launch.argv.slice(1), {
       cwd: spec.cwd,
-      env: spec.env,
+      env: launch.env,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
       ...(spec.uid === undefined ? {} : { uid: spec.uid }),
@@ -88,7 +131,8 @@ export function serveNodeExec(socket: Socket, first: Buffer, limiter: ProcessLim
       finish(FrameType.error, { message: `start ${argv0}: ${errorText(err)}` });
     });
     relay(socket, c.stdout!, FrameType.stdout);
-    relay(socket, c.stderr!, FrameType.stderr);
+    // On a pty the command's stderr is the terminal; `script`'s own goes out as the terminal's.
+    relay(socket, c.stderr!, isTty ? FrameType.stdout : FrameType.stderr);
     c.once('close', (code, signal) => {
       slot.release();
       finish(FrameType.exit, signal ? { signal } : { exitCode: code ?? -1 });
@@ -104,7 +148,11 @@ export function serveNodeExec(socket: Socket, first: Buffer, limiter: ProcessLim
   };
   socket.on('data', onData);
   // The agent went away (its client left): like a closed exec stream, stdin ends; the process
-  // is not killed, as `runc exec`'s would not be.
-  socket.once('close', () => child?.stdin?.end());
+  // is not killed, as `runc exec`'s would not be. A TTY session gets a hang-up, as when its
+  // terminal closes.
+  socket.once('close', () => {
+    child?.stdin?.end();
+    if (child && isTty && !over) void signalSession(child, 'SIGHUP');
+  });
   onData(first);
 }
