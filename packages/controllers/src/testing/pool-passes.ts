@@ -14,7 +14,8 @@ import type { KubeObject } from '@agent-sandbox/kube-types';
 import type { InformerSource, Result } from '@agent-sandbox/runtime';
 import { trace } from '@opentelemetry/api';
 import { pino } from 'pino';
-import { SANDBOX_TEMPLATES, SANDBOX_WARM_POOLS } from '../extensions/resources.ts';
+import { Labels, nameHash } from '@agent-sandbox/api';
+import { SANDBOX_TEMPLATES, SANDBOX_WARM_POOLS, type SandboxObj } from '../extensions/resources.ts';
 import { SANDBOXES } from '../sandbox/child-writes.ts';
 import { WarmPoolExpectations } from '../sandbox-warm-pool/expectations.ts';
 import { observeMemberEvents } from '../sandbox-warm-pool/sandbox-warm-pool-controller.ts';
@@ -22,6 +23,7 @@ import {
   SandboxWarmPoolReconciler,
   type SandboxWarmPoolReconcilerOptions,
 } from '../sandbox-warm-pool/sandbox-warm-pool-reconciler.ts';
+import { eventually } from './harness.ts';
 import type { ScenarioWorld } from './scenario-world.ts';
 
 const KINDS: readonly ResourceRef[] = [SANDBOX_WARM_POOLS, SANDBOX_TEMPLATES, SANDBOXES, PODS];
@@ -131,6 +133,22 @@ export class PoolPasses {
 
   key(pool: string): string {
     return `${this.#ns}/${pool}`;
+  }
+
+  /** The members of `pool` (membership label) as this instance's Sandbox cache holds them. */
+  cachedMembers(pool: string): SandboxObj[] {
+    return this.informers
+      .getInformer<SandboxObj>(SANDBOXES)
+      .cache.list()
+      .filter((s) => s.metadata.labels?.[Labels.WarmPoolSandbox] === nameHash(pool));
+  }
+
+  /** Waits until the cache holds exactly `n` members of `pool`; returns them. */
+  cacheHas(pool: string, n: number): Promise<SandboxObj[]> {
+    return eventually(() => {
+      const m = this.cachedMembers(pool);
+      return m.length === n ? m : undefined;
+    }, 60_000);
   }
 
   close(): void {

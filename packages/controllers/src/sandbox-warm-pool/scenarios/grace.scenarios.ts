@@ -7,7 +7,6 @@
 // makes every requeue exact. No pool controller runs in this world (only the Sandbox controller,
 // which gives each member its Pod); the Pods are on the scripted scheduler and the test reports
 // their state, as a scheduler would.
-import { Labels, nameHash } from '@agent-sandbox/api';
 import { EVENTS, PODS, isNotFound } from '@agent-sandbox/kube';
 import type { Event, KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,16 +118,6 @@ export function defineGraceScenarios(target: TestTarget): void {
       );
       return { p, clock, pool, template };
     };
-    const cached = (p: PoolPasses, pool: string): SandboxObj[] =>
-      p.informers
-        .getInformer<SandboxObj>(SANDBOXES)
-        .cache.list()
-        .filter((s) => s.metadata.labels?.[Labels.WarmPoolSandbox] === nameHash(pool));
-    const cacheHas = (p: PoolPasses, pool: string, n: number): Promise<SandboxObj[]> =>
-      eventually(() => {
-        const m = cached(p, pool);
-        return m.length === n ? m : undefined;
-      }, WAIT_MS);
 
     /**
      * Reports the member's Pod as `status` and waits until the Sandbox controller has mirrored
@@ -210,7 +199,7 @@ export function defineGraceScenarios(target: TestTarget): void {
       it('TestReconcilePool_YoungNotReadyArmsGraceRequeue: not-Ready members inside the grace arm a requeue for the earliest deadline (+2 s slack), jittered by at most +50%; a fully Ready pool arms none', async () => {
         const { p, clock } = await setUp('young', 2);
         await p.pass('young');
-        const [a, b] = (await cacheHas(p, 'young', 2)) as [SandboxObj, SandboxObj];
+        const [a, b] = (await p.cacheHas('young', 2)) as [SandboxObj, SandboxObj];
         await script(p, a, runningPodStatus(`10.244.220.${++ip}`));
         await script(p, b);
         // A third member a second younger (creationTimestamps have whole seconds).
@@ -228,7 +217,7 @@ export function defineGraceScenarios(target: TestTarget): void {
             : undefined,
         );
         await p.pass('young');
-        const all = await cacheHas(p, 'young', 3);
+        const all = await p.cacheHas('young', 3);
         const c = all.find(
           (s) => s.metadata.uid !== a.metadata.uid && s.metadata.uid !== b.metadata.uid,
         );
@@ -246,7 +235,7 @@ export function defineGraceScenarios(target: TestTarget): void {
           settings: { clock, random: () => 0.999 },
         });
         opened.push(jittered);
-        await cacheHas(jittered, 'young', 3);
+        await jittered.cacheHas('young', 3);
         await settled(jittered, nameOf(c), () => true);
         const most = await jittered.pass('young');
         expect(most?.requeueAfterMs).toBeGreaterThan(left(b));
@@ -260,7 +249,7 @@ export function defineGraceScenarios(target: TestTarget): void {
       it('TestReconcilePool_QuietClusterSelfScheduledGraceEvaluation: with no event between passes, the pass inside the grace arms the post-grace one (grace + 2 s); that one holds the unschedulable member with one WarmPoolNotProgressing, and the recheck pass adds none', async () => {
         const { p, clock } = await setUp('quiet', 1);
         await p.pass('quiet');
-        const [m] = (await cacheHas(p, 'quiet', 1)) as [SandboxObj];
+        const [m] = (await p.cacheHas('quiet', 1)) as [SandboxObj];
         await script(p, m, unschedulable());
         clock.set(created(m));
         const first = await p.pass('quiet');
@@ -282,7 +271,7 @@ export function defineGraceScenarios(target: TestTarget): void {
           unschedulableRecheckMs: 30_000,
         });
         await p.pass('configured');
-        const [m] = (await cacheHas(p, 'configured', 1)) as [SandboxObj];
+        const [m] = (await p.cacheHas('configured', 1)) as [SandboxObj];
         await script(p, m, unschedulable());
         clock.set(created(m) + 6 * 60_000);
         const first = await p.pass('configured');
@@ -307,7 +296,7 @@ export function defineGraceScenarios(target: TestTarget): void {
           unschedulableRecheckMs: 0,
         });
         await p.pass('defaults');
-        const [m] = (await cacheHas(p, 'defaults', 1)) as [SandboxObj];
+        const [m] = (await p.cacheHas('defaults', 1)) as [SandboxObj];
         await script(p, m, unschedulable());
         clock.set(created(m) + 300_000);
         expect(await p.pass('defaults')).toEqual({ requeueAfterMs: 2_000 });
@@ -320,7 +309,7 @@ export function defineGraceScenarios(target: TestTarget): void {
       it('TestReconcilePool_UnschedulableStuckGC: an unschedulable member past the grace is held (no replacement, still a replica, one Warning across passes); once its Pod runs the hold clears with WarmPoolProgressing', async () => {
         const { p, clock } = await setUp('held', 1);
         await p.pass('held');
-        const [m] = (await cacheHas(p, 'held', 1)) as [SandboxObj];
+        const [m] = (await p.cacheHas('held', 1)) as [SandboxObj];
         await script(p, m, unschedulable());
         clock.set(created(m) + DEFAULT_READINESS_GRACE_MS + 1_000);
         expect(await p.pass('held')).toEqual({ requeueAfterMs: DEFAULT_UNSCHEDULABLE_RECHECK_MS });
@@ -343,11 +332,11 @@ export function defineGraceScenarios(target: TestTarget): void {
       it('TestReconcilePool_UnschedulableStuckGC: a member stuck past the grace whose Pod was scheduled is deleted, and the pass after its deletion is seen creates the replacement', async () => {
         const { p, clock } = await setUp('stuck', 1);
         await p.pass('stuck');
-        const [m] = (await cacheHas(p, 'stuck', 1)) as [SandboxObj];
+        const [m] = (await p.cacheHas('stuck', 1)) as [SandboxObj];
         await script(p, m, scheduled('True'));
         clock.set(created(m) + DEFAULT_READINESS_GRACE_MS + 1_000);
         await deletedByPasses(p, 'stuck', [nameOf(m)]);
-        await eventually(() => (cached(p, 'stuck').length === 0 ? true : undefined), WAIT_MS);
+        await eventually(() => (p.cachedMembers('stuck').length === 0 ? true : undefined), WAIT_MS);
         await p.pass('stuck');
         const [replacement] = live(await listMembers(world, 'stuck'));
         expect(replacement?.metadata.uid).toBeDefined();
@@ -360,7 +349,7 @@ export function defineGraceScenarios(target: TestTarget): void {
         const member = newMember(pool, template, { enableEviction: true });
         member.spec.operatingMode = 'Suspended';
         const m = await world.client.create(SANDBOXES, member);
-        await cacheHas(p, 'nopod', 1);
+        await p.cacheHas('nopod', 1);
         await expect(world.client.get(PODS, world.ns, nameOf(m))).rejects.toThrow();
         clock.set(created(m) + DEFAULT_READINESS_GRACE_MS + 1_000);
         await deletedByPasses(p, 'nopod', [nameOf(m)]);
@@ -370,7 +359,7 @@ export function defineGraceScenarios(target: TestTarget): void {
       it('TestIsSandboxPodUnschedulable: past the grace only a Pod with PodScheduled=False reason Unschedulable holds its member — no condition, Unknown, True, another False reason, and a terminating Pod all mean stuck', async () => {
         const { p, clock } = await setUp('table', 6);
         await p.pass('table');
-        const six = await cacheHas(p, 'table', 6);
+        const six = await p.cacheHas('table', 6);
         const [none, unknown, fine, held, gated, terminating] = six as [
           SandboxObj,
           SandboxObj,

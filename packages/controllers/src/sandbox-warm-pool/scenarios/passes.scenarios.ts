@@ -70,16 +70,6 @@ export function definePoolPassScenarios(target: TestTarget): void {
       );
       return p;
     };
-    const cachedMembers = (p: PoolPasses, pool: string): SandboxObj[] =>
-      p.informers
-        .getInformer<SandboxObj>(SANDBOXES)
-        .cache.list()
-        .filter((s) => s.metadata.labels?.[Labels.WarmPoolSandbox] === nameHash(pool));
-    const cacheHas = (p: PoolPasses, pool: string, n: number): Promise<SandboxObj[]> =>
-      eventually(() => {
-        const m = cachedMembers(p, pool);
-        return m.length === n ? m : undefined;
-      });
     const scale = (pool: string, replicas: number): Promise<unknown> =>
       world.client.patch(SANDBOX_WARM_POOLS, world.ns, pool, {
         type: 'merge',
@@ -101,7 +91,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
         expect(await listMembers(world, 'stale')).toHaveLength(3);
         // A caught-up cache: its initial list reaches the controller's own create handler.
         const caughtUp = await passes({ expectations: stale.expectations });
-        await cacheHas(caughtUp, 'stale', 3);
+        await caughtUp.cacheHas('stale', 3);
         expect(stale.expectations.satisfied(stale.key('stale'), Date.now())).toBe(true);
         for (let i = 0; i < 3; i++) await caughtUp.pass('stale');
         expect(await listMembers(world, 'stale')).toHaveLength(3);
@@ -119,7 +109,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
       it('TestReconcilePool_TerminatingCountsAgainstTarget: a terminating member still present holds its slot; its replacement comes once it is gone', async () => {
         const p = await setUp('terminating', { replicas: 2 });
         await p.pass('terminating');
-        const [victim] = await cacheHas(p, 'terminating', 2);
+        const [victim] = await p.cacheHas('terminating', 2);
         const name = victim?.metadata.name ?? '';
         await world.client.patch(SANDBOXES, world.ns, name, {
           type: 'merge',
@@ -127,9 +117,9 @@ export function definePoolPassScenarios(target: TestTarget): void {
         });
         await world.client.delete(SANDBOXES, world.ns, name);
         await eventually(() =>
-          cachedMembers(p, 'terminating').some(
-            (s) => s.metadata.name === name && s.metadata.deletionTimestamp !== undefined,
-          )
+          p
+            .cachedMembers('terminating')
+            .some((s) => s.metadata.name === name && s.metadata.deletionTimestamp !== undefined)
             ? true
             : undefined,
         );
@@ -147,7 +137,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
           body: { metadata: { finalizers: null } },
         });
         await eventually(() =>
-          cachedMembers(p, 'terminating').some((s) => s.metadata.name === name) ? undefined : true,
+          p.cachedMembers('terminating').some((s) => s.metadata.name === name) ? undefined : true,
         );
         await p.pass('terminating');
         const after = await listMembers(world, 'terminating');
@@ -158,7 +148,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
       it('TestReconcilePool_ExcessDeleteNotFoundLowersExpectation / TestExpectations: an excess member already gone from the store (NotFound) is observed at once — no error, no stalled pool, the real members kept', async () => {
         const p = await setUp('phantom', { replicas: 3 });
         await p.pass('phantom');
-        const real = await cacheHas(p, 'phantom', 3);
+        const real = await p.cacheHas('phantom', 3);
         const pool = await world.client.get<PoolObject>(SANDBOX_WARM_POOLS, world.ns, 'phantom');
         // The excess victim order is not-Ready first, then newest: a member no scheduler runs,
         // created a second after the others (timestamps have whole seconds), is picked first.
@@ -171,7 +161,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
         };
         phantom.metadata.ownerReferences = [extensionsOwnerRef(pool, 'SandboxWarmPool')];
         const created = await world.client.create(SANDBOXES, phantom);
-        await cacheHas(p, 'phantom', 4);
+        await p.cacheHas('phantom', 4);
         p.informers.freeze();
         await world.client.delete(SANDBOXES, world.ns, 'phantom-gone');
         await eventually(() => gone(world.client, SANDBOXES, world.ns, 'phantom-gone'));
@@ -264,7 +254,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
       it('TestSandboxWarmPoolRollout: Recreate with a stale adoption — a member a claim adopted after the cache last saw it is not deleted as stale', async () => {
         const p = await setUp('roll', { replicas: 1, updateStrategy: { type: 'Recreate' } });
         await p.pass('roll');
-        const [member] = (await cacheHas(p, 'roll', 1)) as [SandboxObj];
+        const [member] = (await p.cacheHas('roll', 1)) as [SandboxObj];
         await world.client.patch(SANDBOX_TEMPLATES, world.ns, 'tpl-roll', {
           type: 'json',
           ops: [
@@ -296,7 +286,7 @@ export function definePoolPassScenarios(target: TestTarget): void {
       it('TestSandboxWarmPoolRollout: OnReplenish with a stale adoption — scaling to zero on a cache that missed the adoption keeps the claimed member', async () => {
         const p = await setUp('keep', { replicas: 1, updateStrategy: { type: 'OnReplenish' } });
         await p.pass('keep');
-        const [member] = (await cacheHas(p, 'keep', 1)) as [SandboxObj];
+        const [member] = (await p.cacheHas('keep', 1)) as [SandboxObj];
         await scale('keep', 0);
         await cachedReplicas(p, 'keep', 0);
         p.informers.freeze();
