@@ -101,6 +101,12 @@ export interface StoreReader {
   list(prefix: string, opts?: ListOptions): ListResult;
   /** How many live objects have a key starting with `prefix`, now. */
   count(prefix: string): number;
+  /**
+   * Whether a write after `revision` touched a key starting with `prefix` (what this reader
+   * sees, a transaction's own writes included). True when `revision` is below the compact
+   * revision: the writes that would tell may be gone. Cheap when few writes followed `revision`.
+   */
+  changedSince(prefix: string, revision: number): boolean;
 }
 
 export interface StoreWriter {

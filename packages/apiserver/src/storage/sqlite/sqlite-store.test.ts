@@ -309,6 +309,34 @@ describe('list', () => {
   });
 });
 
+describe('changedSince', () => {
+  it('tells whether a write after a revision touched the prefix (deletes and txn writes too)', () => {
+    store.create('/rbac/a', '1');
+    const other = store.create('/pods/x', '1');
+    expect(store.changedSince('/rbac/', other.revision)).toBe(false);
+    expect(store.changedSince('/rbac/', 0)).toBe(true);
+    store.update('/pods/x', '2');
+    expect(store.changedSince('/rbac/', other.revision)).toBe(false);
+    const del = store.delete('/rbac/a');
+    expect(store.changedSince('/rbac/', other.revision)).toBe(true);
+    expect(store.changedSince('/rbac/', del.revision)).toBe(false);
+    expect(store.changedSince('/rbac', del.revision)).toBe(false); // '/rbacx' is after it
+    store.txn((tx) => {
+      tx.create('/rbac/b', '1');
+      expect(tx.changedSince('/rbac/', del.revision)).toBe(true);
+    });
+  });
+
+  it('is true below the compact revision, where the telling writes may be gone', () => {
+    store.create('/rbac/a', '1');
+    store.delete('/rbac/a');
+    const last = store.create('/pods/x', '1');
+    store.compact(0);
+    expect(store.changedSince('/rbac/', last.revision)).toBe(false);
+    expect(store.changedSince('/rbac/', 1)).toBe(true); // the delete's tombstone was compacted
+  });
+});
+
 describe('compact', () => {
   it('removes superseded and deleted history but keeps the latest live row of every key', () => {
     store.create('/r/a', '1'); // 1

@@ -65,6 +65,7 @@ export class SqliteStore implements Store {
       get: (key, atRevision) => this.get(key, atRevision),
       list: (prefix, listOpts) => this.list(prefix, listOpts),
       count: (prefix) => this.count(prefix),
+      changedSince: (prefix, revision) => this.changedSince(prefix, revision),
       create: (key, value) => this.create(key, value),
       update: (key, value, expectedRevision) => this.update(key, value, expectedRevision),
       delete: (key, expectedRevision) => this.delete(key, expectedRevision),
@@ -150,6 +151,16 @@ export class SqliteStore implements Store {
         const revision = this.readCurrent();
         const params = hi === undefined ? [prefix, revision] : [prefix, hi, revision];
         return this.listStatement(false, hi !== undefined, true).get(...params) as number;
+      }),
+    );
+  }
+
+  changedSince(prefix: string, revision: number): boolean {
+    return this.guard(`changes under ${prefix}`, () =>
+      this.read(() => {
+        if (revision < this.readCompact()) return true;
+        const hi = prefixEnd(prefix) ?? null;
+        return this.stmt.changedInRange.get(revision, prefix, hi, hi) !== undefined;
       }),
     );
   }

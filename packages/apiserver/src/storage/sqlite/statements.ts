@@ -19,6 +19,11 @@ export function prepareStatements(db: Database.Database) {
       'DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id > ? AND id <= ? AND prev_revision > 0)',
     ),
     compactDeleted: db.prepare('DELETE FROM log WHERE deleted = 1 AND id > ? AND id <= ?'),
+    // `+name`: walk the rows after the revision by id; the name index would visit every
+    // version of every key under the prefix.
+    changedInRange: db
+      .prepare('SELECT 1 FROM log WHERE id > ? AND +name >= ? AND (? IS NULL OR +name < ?) LIMIT 1')
+      .pluck(),
     events: db.prepare(
       `SELECT l.id, l.name, l.created, l.deleted, l.create_revision, l.prev_revision, l.value, p.value AS prev_value
        FROM log l LEFT JOIN log p ON p.id = l.prev_revision
