@@ -1,7 +1,8 @@
 // Where the claim storm and the claim interleavings run: a fresh namespace on the embedded API
 // server or on the shared cluster (our CRDs installed and served), a client for the test, and the
-// kubeconfig the manager child process uses — straight to the embedded server, or through the
-// namespace-scoping gateway on the cluster so other tests' objects stay untouched.
+// kubeconfig the manager child process uses — as its own identity (manager-identity.ts), straight
+// to the embedded server, or through the namespace-scoping gateway on the cluster so other tests'
+// objects stay untouched.
 import { readOurCrds } from '@agent-sandbox/apiserver/testing';
 import { SANDBOX_CLAIMS } from '@agent-sandbox/controllers';
 import {
@@ -18,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectTarget, type TestTarget } from '../support/target.ts';
-import { startNamespaceProxy } from './namespace-proxy.ts';
+import { managerConnection } from './manager-identity.ts';
 
 export interface ClaimTarget {
   target: TestTarget;
@@ -65,11 +66,15 @@ export async function openClaimTarget(target: TestTarget, prefix: string): Promi
     kind: 'Namespace',
     metadata: { name: namespace },
   });
-  const proxy =
-    target === 'cluster'
-      ? await installCrds(client, namespace).then(() => startNamespaceProxy(config, namespace, dir))
-      : undefined;
-  const managerKubeconfig = proxy?.kubeconfigPath ?? handle.kubeconfigPath;
+  if (target === 'cluster') await installCrds(client, namespace);
+  const { kubeconfigPath: managerKubeconfig, proxy } = await managerConnection({
+    handle,
+    admin: client,
+    adminConfig: config,
+    namespace,
+    extensions: true,
+    dir,
+  });
   return {
     target,
     client,

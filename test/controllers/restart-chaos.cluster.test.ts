@@ -1,7 +1,8 @@
 // Restart safety on the real control plane (issue 5): the same scenario as the integration test,
 // with kube-scheduler and kwok running the Pods and kube-controller-manager collecting garbage.
 // The manager reaches kube-apiserver through a namespace-scoping gateway (namespace-proxy.ts) so
-// it leaves other tests' Sandboxes on the shared cluster alone. Replay a run with
+// it leaves other tests' Sandboxes on the shared cluster alone, as its own ServiceAccount
+// (manager-identity.ts). Replay a run with
 // AGENT_SANDBOX_CHAOS_SEED=<seed printed in the log>.
 import { readOurCrds } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
@@ -21,7 +22,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureCluster } from '../support/cluster.ts';
 import { chaosSeed } from './chaos-plan.ts';
-import { startNamespaceProxy, type NamespaceProxy } from './namespace-proxy.ts';
+import { managerConnection } from './manager-identity.ts';
+import type { NamespaceProxy } from './namespace-proxy.ts';
 import { runRestartChaos } from './restart-chaos.ts';
 
 const SEED_ENV = 'AGENT_SANDBOX_CHAOS_SEED';
@@ -58,7 +60,16 @@ beforeAll(async () => {
     if (i > 300) throw new Error('the Sandbox CRD was not served within 60 s');
     await new Promise((r) => setTimeout(r, 200));
   }
-  proxy = await startNamespaceProxy(config, namespace, dir);
+  const manager = await managerConnection({
+    handle: { target: 'cluster' },
+    admin: client,
+    adminConfig: config,
+    namespace,
+    extensions: false,
+    dir,
+  });
+  if (!manager.proxy) throw new Error('the cluster target runs the manager behind the gateway');
+  proxy = manager.proxy;
 });
 afterAll(async () => {
   await proxy?.close();

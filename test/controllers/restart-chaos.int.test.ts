@@ -5,29 +5,46 @@
 import { Labels, nameHash } from '@agent-sandbox/api';
 import { SANDBOX_FIELD_OWNER } from '@agent-sandbox/controllers';
 import { KubeClient, NAMESPACES, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectTarget, type TargetHandle } from '../support/target.ts';
 import { chaosSeed } from './chaos-plan.ts';
 import { checkInvariants } from './invariants.ts';
+import { managerConnection } from './manager-identity.ts';
 import { observe, runRestartChaos } from './restart-chaos.ts';
 
 const SEED_ENV = 'AGENT_SANDBOX_CHAOS_SEED';
 const namespace = 'chaos';
+const dir = mkdtempSync(join(tmpdir(), 'restart-chaos-'));
 let target: TargetHandle;
 let client: KubeClient;
+/** The manager's own identity (manager-identity.ts), not the admin's. */
+let managerKubeconfig: string;
 
 beforeAll(async () => {
   target = await connectTarget('embedded');
-  client = new KubeClient({ config: kubeConfigFromFile(target.kubeconfigPath) });
+  const config = kubeConfigFromFile(target.kubeconfigPath);
+  client = new KubeClient({ config });
   await client.create(NAMESPACES, {
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: { name: namespace },
   });
+  ({ kubeconfigPath: managerKubeconfig } = await managerConnection({
+    handle: target,
+    admin: client,
+    adminConfig: config,
+    namespace,
+    extensions: false,
+    dir,
+  }));
 });
 afterAll(async () => {
   await client?.close();
   await target?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 it(
@@ -35,7 +52,7 @@ it(
   { timeout: 240_000 },
   async () => {
     const result = await runRestartChaos(
-      { client, namespace, managerKubeconfig: target.kubeconfigPath, playKubelet: true },
+      { client, namespace, managerKubeconfig, playKubelet: true },
       { seed: chaosSeed(process.env[SEED_ENV], SEED_ENV), log: (line) => console.log(line) },
     );
     expect(result.driver.errors).toEqual([]);

@@ -126,17 +126,18 @@ async function bindServiceAccount(
 }
 
 /**
- * A client acting as the controller manager's own identity, once the server's authorizer lets it
+ * The connection of the controller manager's own identity, once the server's authorizer lets it
  * list Sandboxes in `ns`: on the embedded server ADR 0027's user with our controller roles (and,
  * with `extensions`, the extension controllers' role), on the cluster a ServiceAccount bound to
- * upstream's controller ClusterRoles.
+ * upstream's controller ClusterRoles. Only the token: no client certificate or basic auth of the
+ * admin's comes along.
  */
-export async function controllerClient(
+export async function controllerConfig(
   admin: KubeClient,
   adminConfig: KubeConfig,
   ns: string,
   options: { extensions?: boolean; embeddedUser?: { username: string; token: string } } = {},
-): Promise<KubeClient> {
+): Promise<KubeConfig> {
   const extensions = options.extensions === true;
   const token = options.embeddedUser
     ? await bindEmbeddedUser(
@@ -145,7 +146,6 @@ export async function controllerClient(
         extensions ? [CONTROLLER_CLUSTER_ROLE, EXTENSIONS_CLUSTER_ROLE] : [CONTROLLER_CLUSTER_ROLE],
       )
     : await bindServiceAccount(admin, ns, upstreamRoles(extensions));
-  // Only the token: no client certificate or basic auth of the admin's may come along.
   const config: KubeConfig = {
     server: adminConfig.server,
     namespace: adminConfig.namespace,
@@ -154,28 +154,40 @@ export async function controllerClient(
     ...(adminConfig.tlsServerName !== undefined
       ? { tlsServerName: adminConfig.tlsServerName }
       : {}),
+    token,
   };
-  const client = new KubeClient({ config: { ...config, token } });
-  // kube-apiserver's authorizer reads informer caches: wait until the binding applies.
-  await eventually(async () => {
-    const review = (await client.request(
-      'POST',
-      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-      {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SelfSubjectAccessReview',
-        spec: {
-          resourceAttributes: {
-            verb: 'list',
-            group: 'agents.x-k8s.io',
-            resource: 'sandboxes',
-            namespace: ns,
+  const client = new KubeClient({ config });
+  try {
+    // kube-apiserver's authorizer reads informer caches: wait until the binding applies.
+    await eventually(async () => {
+      const review = (await client.request(
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: {
+            resourceAttributes: {
+              verb: 'list',
+              group: 'agents.x-k8s.io',
+              resource: 'sandboxes',
+              namespace: ns,
+            },
           },
         },
-      },
-    )) as { status: { allowed: boolean } };
-    if (!review.status.allowed) throw new Error('controller binding not effective yet');
-    return true;
-  }, 30_000);
-  return client;
+      )) as { status: { allowed: boolean } };
+      if (!review.status.allowed) throw new Error('controller binding not effective yet');
+      return true;
+    }, 30_000);
+  } finally {
+    await client.close();
+  }
+  return config;
+}
+
+/** A client acting as the controller manager's own identity (controllerConfig). */
+export async function controllerClient(
+  ...args: Parameters<typeof controllerConfig>
+): Promise<KubeClient> {
+  return new KubeClient({ config: await controllerConfig(...args) });
 }

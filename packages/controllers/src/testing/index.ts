@@ -2,7 +2,7 @@
 // the scripted kubelet that plays a node's part and the Pod status it reports.
 export { runningPodStatus } from './harness.ts';
 export { startScriptedKubelet } from './scripted-kubelet.ts';
-export { controllerClient } from './controller-identity.ts';
+export { controllerClient, controllerConfig } from './controller-identity.ts';
 export {
   createNamespace,
   eventually,
