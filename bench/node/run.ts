@@ -40,7 +40,7 @@ import { parseArgs } from 'node:util';
 import { percentiles, type Percentiles } from '../claims/stats.ts';
 import { coldStart, PhaseLog, type ColdRound } from './cold-start.ts';
 import { pathCounts, throughBackend, untilDaemonPath, type ExecSample } from './exec.ts';
-import { floors, timeToOutput } from './floors.ts';
+import { floors, spawnHold, timeToOutput } from './floors.ts';
 import { markPercentiles, phaseRows, phaseTable, type PhaseRow } from './report.ts';
 import { writeBarsPng } from './plot.ts';
 
@@ -98,6 +98,12 @@ const agent = new NodeAgent({
   dataDir: join(dir, 'node'),
   cgroupParent: 'asb-bench',
   onPhase: phases.sink,
+  // Warnings and errors to stderr: a round that never runs says why.
+  log: {
+    info: () => undefined,
+    warn: (o, m) => log(`agent: ${m} ${JSON.stringify(o)}`),
+    error: (o, m) => log(`agent error: ${m} ${JSON.stringify(o)}`),
+  },
   extraReadOnlyMounts: injection.mounts,
   podDaemon: injection.daemon,
 });
@@ -161,6 +167,15 @@ const backendExec = (name: string): Promise<ExecSample> => {
 };
 
 const result: Record<string, Percentiles | undefined> = {};
+/** This process's RSS (MB) when each spawn() hold row was measured. */
+const rssMb: Record<string, number> = {};
+async function holdRow(when: string): Promise<void> {
+  const key = `spawn() hold ${when}`;
+  result[key] = percentiles(await sample(rounds * 2, spawnHold));
+  rssMb[key] = Math.round(process.memoryUsage().rss / 2 ** 20);
+  paths[key] = `${rssMb[key]} MB RSS`;
+  log(`${key}: p50 ${result[key]?.p50} ms at ${rssMb[key]} MB RSS`);
+}
 
 const SPAWNS = 40;
 /** ms from an exec of `script` through the backend to its end. */
@@ -233,6 +248,7 @@ try {
     );
     log(`floor ${f.name}: p50 ${result[`floor ${f.name}`]?.p50} ms`);
   }
+  await holdRow('before the rounds');
   for (const rt of RUNTIMES) {
     for (const kind of ['Pod', 'Sandbox'] as const) {
       const cold: ColdRound[] = [];
@@ -255,6 +271,7 @@ try {
       );
     }
   }
+  await holdRow('after the rounds');
 } finally {
   await controller.stop();
   await agent.stop();
@@ -286,7 +303,7 @@ ratios['bubblewrap Sandbox cold / bwrap floor'] =
   p50('bubblewrap Sandbox → first exec output') / p50('floor bwrap');
 
 console.log(
-  '| measurement | n | p50 ms | p90 ms | max ms | exec path |\n| --- | --- | --- | --- | --- | --- |',
+  '| measurement | n | p50 ms | p90 ms | max ms | exec path / RSS |\n| --- | --- | --- | --- | --- | --- |',
 );
 for (const [k, v] of Object.entries(result))
   console.log(`| ${k} | ${v?.n} | ${v?.p50} | ${v?.p90} | ${v?.max} | ${paths[k] ?? ''} |`);
@@ -301,7 +318,17 @@ const machine = { cpus: cpus().length, loadavg: loadavg() };
 writeFileSync(
   `${base}.json`,
   JSON.stringify(
-    { rounds, execs, hostUds: !gvisorRuntimeOnly, machine, result, paths, ratios, breakdown },
+    {
+      rounds,
+      execs,
+      hostUds: !gvisorRuntimeOnly,
+      machine,
+      result,
+      rssMb,
+      paths,
+      ratios,
+      breakdown,
+    },
     null,
     2,
   ),
