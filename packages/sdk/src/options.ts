@@ -66,7 +66,9 @@ export interface ConnectionOptions {
   /**
    * How long a command may take to reach the sandbox's daemon and start (connection, HTTP/2
    * handshake, spawn), in ms; past it the call fails naming the sandbox and the address instead
-   * of waiting out the command's own time limit.
+   * of waiting out the command's own time limit. The same deadline holds for a file call's answer
+   * (a body given whole gets a second more per MiB; a streamed one restarts it with each chunk
+   * sent), a one-shot gRPC call (kill, stdin, resize) and a file watch's connection.
    * @default env AGENT_SANDBOX_CONNECT_TIMEOUT_MS, then 10_000
    */
   connectTimeoutMs?: number;

@@ -15,7 +15,8 @@ import { NO_MARK, withSpan, type MarkEvent } from '../tracing.ts';
 import type { CommandHandle, CommandResult, CommandRunOptions, Commands } from '../types.ts';
 import { checkEnv, checkTimeoutMs } from '../validation.ts';
 import type { GrpcTarget, SandboxEndpoint } from './endpoint.ts';
-import { grpcError, unary, type ServiceClient } from './grpc.ts';
+import { daemonAdvice } from './deadline.ts';
+import { grpcError, unary, type DaemonTarget } from './grpc.ts';
 import { retryRefused } from './refused.ts';
 
 /** A foreground command's time limit unless the call sets one. @default 60_000 */
@@ -91,7 +92,7 @@ export function stalledStart(
       : connectedAfterMs === 0
         ? `its daemon at ${target.address} is connected but did not start the command ${within}`
         : `its daemon at ${target.address} connected after ${connectedAfterMs} ms but did not start the command ${within}`;
-  return `sandbox ${target.sandboxName}: ${what} (${command}); check it with sandbox.info() or agent-sandbox get ${target.sandboxName}, or raise connectTimeoutMs`;
+  return `sandbox ${target.sandboxName}: ${what} (${command}); ${daemonAdvice(target.sandboxName)}`;
 }
 
 /** Resolves `onReady` with the ms from now until the channel is READY (0 if it is already). */
@@ -169,7 +170,7 @@ async function start(
     if (pid === undefined || exited) return false;
     try {
       await unary(
-        client,
+        target,
         'SendSignal',
         { process_id: pid, signal: ProcessSignal.SIGKILL },
         `kill ${pid}`,
@@ -187,7 +188,7 @@ async function start(
         pid = event.init.process_id;
         mark('process.started');
         onPid(pid);
-        if (!options.stdin) void closeStdin(client, pid).catch(() => undefined);
+        if (!options.stdin) void closeStdin(target, pid).catch(() => undefined);
       } else if ('stdout' in event && event.stdout) {
         output();
         const text = decoder.stdout.decode(event.stdout, { stream: true });
@@ -254,16 +255,16 @@ async function start(
     kill,
     sendStdin: async (data: string | Uint8Array) => {
       const input = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-      await unary(client, 'WriteStdin', { process_id: processId, input }, `stdin of ${processId}`);
+      await unary(target, 'WriteStdin', { process_id: processId, input }, `stdin of ${processId}`);
     },
-    closeStdin: () => closeStdin(client, processId),
+    closeStdin: () => closeStdin(target, processId),
     resize: async (size: { cols: number; rows: number }) => {
-      await unary(client, 'ResizeTTY', { process_id: processId, ...size }, `resize ${processId}`);
+      await unary(target, 'ResizeTTY', { process_id: processId, ...size }, `resize ${processId}`);
     },
     disconnect: () => call.cancel(),
   };
 }
 
-async function closeStdin(client: ServiceClient, pid: number): Promise<void> {
-  await unary(client, 'WriteStdin', { process_id: pid, eof: {} }, `close stdin of ${pid}`);
+async function closeStdin(target: DaemonTarget, pid: number): Promise<void> {
+  await unary(target, 'WriteStdin', { process_id: pid, eof: {} }, `close stdin of ${pid}`);
 }

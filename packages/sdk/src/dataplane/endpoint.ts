@@ -6,20 +6,17 @@ import type { Connection } from '../connection.ts';
 import { NotReadyError, UnsupportedError, fromKubeError } from '../errors.ts';
 import { SANDBOXES, type SandboxObject } from '../resources.ts';
 import { DaemonClients, type DaemonService } from './daemon-clients.ts';
-import type { ServiceClient } from './grpc.ts';
+import type { DaemonTarget } from './grpc.ts';
 
 export interface RestTarget {
   baseUrl: string;
   headers: Record<string, string>;
+  /** How long a call may wait for the daemon's answer (ConnectionOptions.connectTimeoutMs). */
+  connectTimeoutMs: number;
 }
 
 /** A gRPC client bound to one daemon, with what error messages name. */
-export interface GrpcTarget {
-  client: ServiceClient;
-  /** host:port of the daemon. */
-  address: string;
-  sandboxName: string;
-  connectTimeoutMs: number;
+export interface GrpcTarget extends DaemonTarget {
   /** performance.now() when a channel dialled ahead (dialAhead) was ready, if it was. */
   connectedAt: number | undefined;
 }
@@ -63,9 +60,13 @@ export class SandboxEndpoint {
     );
   }
 
+  get sandboxName(): string {
+    return this.#sandboxName;
+  }
+
   /** The REST API (`/v1/...`). */
   async rest(): Promise<RestTarget> {
-    const { routerUrl, restPort } = this.#conn.dataPlane;
+    const { routerUrl, restPort, connectTimeoutMs } = this.#conn.dataPlane;
     if (routerUrl)
       return {
         baseUrl: routerUrl,
@@ -74,8 +75,10 @@ export class SandboxEndpoint {
           [RouterHeader.namespace]: this.#conn.namespace || ROUTER_DEFAULT_NAMESPACE,
           [RouterHeader.port]: String(restPort),
         },
+        connectTimeoutMs,
       };
-    return { baseUrl: `http://${hostPart(await this.#ip())}:${restPort}`, headers: {} };
+    const baseUrl = `http://${hostPart(await this.#ip())}:${restPort}`;
+    return { baseUrl, headers: {}, connectTimeoutMs };
   }
 
   /**

@@ -19,7 +19,8 @@ import {
 } from '../errors.ts';
 import { withSpan } from '../tracing.ts';
 import type { SandboxEndpoint } from './endpoint.ts';
-import { grpcError } from './grpc.ts';
+import { ProgressDeadline, answerDeadlineMs, noAnswer, reportingPulls } from './deadline.ts';
+import { connected, grpcError } from './grpc.ts';
 import { encodeFilePath } from './paths.ts';
 import { retryRefused } from './refused.ts';
 import type {
@@ -132,7 +133,10 @@ export class SandboxFiles implements Files {
     onEvent: (event: FileWatchEvent) => void,
     options: WatchOptions = {},
   ): Promise<WatchHandle> {
-    const { client } = await this.#endpoint.grpc(WATCHER_SERVICE, 'files.watch');
+    const target = await this.#endpoint.grpc(WATCHER_SERVICE, 'files.watch');
+    // The daemon sends nothing before the first change, so the deadline is on the connection.
+    await connected(target, `watch ${path}`);
+    const { client } = target;
     return new Promise((resolve, reject) => {
       const call = (client['WatchDir'] as (r: object) => grpc.ClientReadableStream<FileEvent>).call(
         client,
@@ -179,37 +183,49 @@ export class SandboxFiles implements Files {
     options: FileCallOptions,
     extra: { body?: FileWriteData; query?: string; allow404?: boolean } = {},
   ): Promise<Response> {
-    const init: RequestInit & { duplex?: 'half' } = {
-      method,
-      redirect: 'manual',
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
     const headers: Record<string, string> = {};
-    if (extra.body !== undefined) {
-      init.body = bodyOf(extra.body);
-      headers['content-type'] = 'application/octet-stream';
-      if (extra.body instanceof ReadableStream) init.duplex = 'half';
-    }
+    const streamed = extra.body instanceof ReadableStream;
+    if (extra.body !== undefined) headers['content-type'] = 'application/octet-stream';
     const route = `${FILES_PREFIX}${path === '.' || path === '' ? '' : encodeFilePath(path)}${extra.query ?? ''}`;
     let baseUrl = '';
+    let deadline: ProgressDeadline | undefined;
     const send = async (): Promise<Response> => {
       const target = await this.#endpoint.rest();
       baseUrl = target.baseUrl;
-      return fetch(`${baseUrl}${route}`, { ...init, headers: { ...target.headers, ...headers } });
+      deadline = new ProgressDeadline(answerDeadlineMs(target.connectTimeoutMs, extra.body));
+      const signals = options.signal ? [options.signal, deadline.signal] : [deadline.signal];
+      const init: RequestInit & { duplex?: 'half' } = {
+        method,
+        redirect: 'manual',
+        signal: AbortSignal.any(signals),
+        headers: { ...target.headers, ...headers },
+      };
+      if (extra.body !== undefined) init.body = bodyOf(extra.body, deadline);
+      if (streamed) init.duplex = 'half';
+      try {
+        return await fetch(`${baseUrl}${route}`, init);
+      } finally {
+        deadline.clear();
+      }
     };
     let res: Response;
     try {
       // A stream body is consumed by the first attempt: it cannot be sent again.
-      res =
-        init.duplex === 'half'
-          ? await send()
-          : await retryRefused(send, {
-              signal: options.signal,
-              onRefused: () => this.#endpoint.reset(),
-            });
+      res = streamed
+        ? await send()
+        : await retryRefused(send, {
+            signal: options.signal,
+            onRefused: () => this.#endpoint.reset(),
+          });
     } catch (err: unknown) {
       if (options.signal?.aborted) throw new AbortedError(`${context}: aborted`, { cause: err });
       this.#endpoint.reset();
+      if (deadline?.expired)
+        throw noAnswer(
+          this.#endpoint.sandboxName,
+          `no answer from its daemon at ${baseUrl} within ${deadline.ms} ms`,
+          context,
+        );
       if (err instanceof SdkError) throw err;
       throw new ConnectionError(`${context}: cannot reach the sandbox daemon at ${baseUrl}`, {
         cause: err,
@@ -220,9 +236,9 @@ export class SandboxFiles implements Files {
   }
 }
 
-function bodyOf(data: FileWriteData): NonNullable<RequestInit['body']> {
-  if (typeof data === 'string' || data instanceof ReadableStream || data instanceof Blob)
-    return data;
+function bodyOf(data: FileWriteData, deadline: ProgressDeadline): NonNullable<RequestInit['body']> {
+  if (data instanceof ReadableStream) return reportingPulls(data, () => deadline.progress());
+  if (typeof data === 'string' || data instanceof Blob) return data;
   return data as Uint8Array<ArrayBuffer>;
 }
 

@@ -4,6 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { PROCESS_SERVICE, WATCHER_SERVICE, grpcServiceDefinition } from '@agent-sandbox/protocol';
 import { AbortedError, errorFromStatus, type SdkError } from '../errors.ts';
+import { noAnswer } from './deadline.ts';
 
 /** A loaded client of one service; methods are called by name. */
 export type ServiceClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
@@ -16,19 +17,61 @@ export function serviceClient(
   return new Ctor(address, grpc.credentials.createInsecure()) as unknown as ServiceClient;
 }
 
-/** Promisified unary call. */
+/** One daemon's client, with what a call's deadline and its messages need. */
+export interface DaemonTarget {
+  client: ServiceClient;
+  /** host:port of the daemon. */
+  address: string;
+  sandboxName: string;
+  connectTimeoutMs: number;
+}
+
+/**
+ * Promisified unary call, due within the target's connectTimeoutMs (these calls do no work that
+ * takes longer): past it, a ConnectionError naming the sandbox and address.
+ */
 export function unary<T>(
-  client: ServiceClient,
+  target: DaemonTarget,
   method: string,
   request: object,
   context: string,
 ): Promise<T> {
+  const { client, connectTimeoutMs } = target;
   return new Promise((resolve, reject) => {
     const fn = client[method] as (
       req: object,
+      options: grpc.CallOptions,
       cb: (err: grpc.ServiceError | null, res: T) => void,
     ) => void;
-    fn.call(client, request, (err, res) => (err ? reject(grpcError(context, err)) : resolve(res)));
+    fn.call(client, request, { deadline: Date.now() + connectTimeoutMs }, (err, res) => {
+      if (!err) resolve(res);
+      else if (err.code === grpc.status.DEADLINE_EXCEEDED)
+        reject(
+          noAnswer(
+            target.sandboxName,
+            `its daemon at ${target.address} did not answer within ${connectTimeoutMs} ms`,
+            context,
+          ),
+        );
+      else reject(grpcError(context, err));
+    });
+  });
+}
+
+/** Resolves once the target's channel is connected; a ConnectionError past connectTimeoutMs. */
+export function connected(target: DaemonTarget, context: string): Promise<void> {
+  const { client, connectTimeoutMs } = target;
+  return new Promise((resolve, reject) => {
+    client.waitForReady(Date.now() + connectTimeoutMs, (err) => {
+      if (!err) return resolve();
+      reject(
+        noAnswer(
+          target.sandboxName,
+          `no connection to its daemon at ${target.address} within ${connectTimeoutMs} ms`,
+          context,
+        ),
+      );
+    });
   });
 }
 

@@ -1,9 +1,12 @@
 // A daemon that does not answer must not make commands.run() wait out the command's own time
-// limit (60 s by default) with a bare "timed out": within connectTimeoutMs it fails with a
-// ConnectionError naming the sandbox and the address. Two real dead daemons on loopback, found
-// where the Sandbox's Pod IP (the scripted kubelet's 127.0.0.1) and the gRPC port say: one that
-// accepts TCP and never speaks (no HTTP/2 connection), one that completes the HTTP/2 handshake
-// and never answers a stream (connected, silent).
+// limit (60 s by default) with a bare "timed out", nor a file call or a one-shot gRPC call hang:
+// within connectTimeoutMs each fails with a ConnectionError naming the sandbox and the address.
+// Real dead daemons on loopback, found where the Sandbox's Pod IP (the scripted kubelet's
+// 127.0.0.1) and the ports say: one that accepts TCP and never speaks (no HTTP/2 connection, no
+// HTTP answer), one that completes the HTTP/2 handshake and never answers a stream (connected,
+// silent), and a gRPC server that starts a process and then answers no one-shot call.
+import { PROCESS_SERVICE, grpcServiceDefinition } from '@agent-sandbox/protocol';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { createServer as createH2Server, type Http2Server } from 'node:http2';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,8 +32,17 @@ describe('commands.run against a daemon that does not answer', () => {
   const silent = createH2Server();
   silent.on('stream', () => undefined);
   silent.on('session', (s) => s.on('error', () => undefined));
+  // Starts every command (an init frame, then nothing) and never answers a one-shot call.
+  const starter = new GrpcServer();
+  starter.addService(grpcServiceDefinition(PROCESS_SERVICE), {
+    Start: (call: { write: (e: object) => void }) => call.write({ init: { process_id: 7 } }),
+    WriteStdin: () => undefined,
+    SendSignal: () => undefined,
+    ResizeTTY: () => undefined,
+  });
   let mutePort = 0;
   let silentPort = 0;
+  let starterPort = 0;
   const conn = (): ConnectionOptions => ({
     kubeconfig: world.kubeconfigPath,
     namespace: world.namespace,
@@ -44,6 +56,11 @@ describe('commands.run against a daemon that does not answer', () => {
     await world.createPool('pool', 'tpl', 1);
     mutePort = await listen(mute);
     silentPort = await listen(silent);
+    starterPort = await new Promise<number>((resolve, reject) =>
+      starter.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) =>
+        e ? reject(e) : resolve(p),
+      ),
+    );
     sandbox = await Sandbox.create({ ...conn(), warmPool: 'pool' });
   });
   afterAll(async () => {
@@ -52,6 +69,7 @@ describe('commands.run against a daemon that does not answer', () => {
     for (const s of sockets) s.destroy();
     await new Promise((r) => mute.close(r));
     await new Promise((r) => silent.close(r));
+    starter.forceShutdown();
     await world?.close();
   });
 
@@ -91,6 +109,68 @@ describe('commands.run against a daemon that does not answer', () => {
           ),
         );
       }
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('files: no HTTP answer within connectTimeoutMs is a ConnectionError, for every call', async () => {
+    const handle = await Sandbox.connect(sandbox.id, {
+      ...conn(),
+      sandboxdPorts: { rest: mutePort, grpc: mutePort },
+    });
+    const at = `127.0.0.1:${mutePort}`;
+    const calls: [string, () => Promise<unknown>][] = [
+      ['read /a', () => handle.files.read('/a')],
+      ['list /', () => handle.files.list('/')],
+      ['exists /a', () => handle.files.exists('/a')],
+      ['remove /a', () => handle.files.remove('/a')],
+      ['write /a', () => handle.files.write('/a', 'hi')],
+      ['write /b', () => handle.files.write('/b', new Blob(['hi']).stream())],
+    ];
+    try {
+      for (const [context, call] of calls) {
+        const began = Date.now();
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ConnectionError);
+        expect((err as ConnectionError).message).toBe(
+          `sandbox ${sandbox.sandboxName}: no answer from its daemon at http://${at} within 1000 ms (${context}); check it with sandbox.info() or agent-sandbox get ${sandbox.sandboxName}, or raise connectTimeoutMs`,
+        );
+        // Not before the deadline; the bound after it only catches a hang (a loaded machine).
+        expect(Date.now() - began).toBeGreaterThanOrEqual(990);
+        expect(Date.now() - began).toBeLessThan(20_000);
+      }
+      const err = await handle.files.watch('/', () => undefined).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect((err as ConnectionError).message).toBe(
+        `sandbox ${sandbox.sandboxName}: no connection to its daemon at ${at} within 1000 ms (watch /); check it with sandbox.info() or agent-sandbox get ${sandbox.sandboxName}, or raise connectTimeoutMs`,
+      );
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('one-shot gRPC calls of a started command: a ConnectionError past connectTimeoutMs', async () => {
+    const handle = await Sandbox.connect(sandbox.id, {
+      ...conn(),
+      sandboxdPorts: { rest: mutePort, grpc: starterPort },
+    });
+    try {
+      const running = await handle.commands.run('sleep 60', { background: true, stdin: true });
+      expect(running.pid).toBe(7);
+      const message = (context: string): string =>
+        `sandbox ${sandbox.sandboxName}: its daemon at 127.0.0.1:${starterPort} did not answer within 1000 ms (${context}); check it with sandbox.info() or agent-sandbox get ${sandbox.sandboxName}, or raise connectTimeoutMs`;
+      for (const [context, call] of [
+        ['kill 7', () => running.kill()],
+        ['stdin of 7', () => running.sendStdin('x')],
+        ['resize 7', () => running.resize({ cols: 80, rows: 24 })],
+        ['close stdin of 7', () => running.closeStdin()],
+      ] as const) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ConnectionError);
+        expect((err as ConnectionError).message).toBe(message(context));
+      }
+      running.disconnect();
     } finally {
       await handle.close();
     }
