@@ -4,7 +4,11 @@
 // beside the node agent's spawn floor measured in the same run: a bare `runc run` of the same
 // image's root. Prints a table and the ratios, writes bench/results/sdk-<timestamp>.json and .png.
 //
-//   npm run bench:sdk -- [--claims 30] [--cold 5] [--pool 3]
+//   npm run bench:sdk -- [--claims 30] [--cold 5] [--pool 3] [--diagnose]
+//
+// --diagnose: `up` runs under --cpu-prof and its audit log and output are kept beside the JSON,
+// which then holds each warm round's start on the monotonic clock; `npx tsx bench/sdk/diagnose.ts
+// <json>` says per round what up's event loop ran and which writes it served around the claim.
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage } from '@agent-sandbox/kubelet/testing';
 import { startUp, stopUp, upLeaks, upNetwork } from '@agent-sandbox/local/testing';
@@ -18,7 +22,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +39,7 @@ const { values } = parseArgs({
     claims: { type: 'string', default: '30' },
     cold: { type: 'string', default: '5' },
     pool: { type: 'string', default: '3' },
+    diagnose: { type: 'boolean', default: false },
   },
 });
 const positive = (flag: string, v: string): number => {
@@ -50,6 +55,9 @@ const log = (m: string): void => console.error(`[${new Date().toISOString().slic
 const IMAGE = 'localhost/bench/busybox:v1';
 const POOL = 'bench';
 const load0 = loadavg()[0] ?? NaN;
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+mkdirSync(resultsDir, { recursive: true });
+const base = `${resultsDir}sdk-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 
 /** One create → first output, split where the SDK's calls split. */
 interface Sample {
@@ -60,6 +68,8 @@ interface Sample {
   /** A second command on the same handle: Start → first output on a connected channel. */
   againMs: number;
   timeline: Timeline;
+  /** When create() was called: epoch ms, and µs on the monotonic clock (a CPU profile's). */
+  startedAt: { epochMs: number; monoUs: number };
 }
 
 /** The SDK's spans of the current round (reset before each). */
@@ -75,6 +85,7 @@ async function createToOutput(
   adoptions: Map<string, number>,
 ): Promise<Sample> {
   spans.reset();
+  const startedAt = { epochMs: Date.now(), monoUs: Number(process.hrtime.bigint() / 1000n) };
   const t0 = performance.now();
   const sandbox = await Sandbox.create({ ...conn, tracerProvider, ...source });
   try {
@@ -91,7 +102,7 @@ async function createToOutput(
       claim?.metadata.annotations ?? {},
       adoptions.get(sandbox.sandboxName),
     );
-    return { createMs, firstOutputMs: firstOutputMs - t0, againMs, timeline };
+    return { createMs, firstOutputMs: firstOutputMs - t0, againMs, timeline, startedAt };
   } finally {
     await sandbox.kill();
     await sandbox.close();
@@ -150,6 +161,7 @@ interface TimelineRow {
   step: Percentiles | undefined;
 }
 let timeline: TimelineRow[] | undefined;
+let warmRounds: Pick<Sample, 'startedAt' | 'timeline'>[] | undefined;
 
 /** Per point: when it came (p50/p90 over rounds) and how long after the point above it. */
 function timelineTable(samples: readonly Sample[]): TimelineRow[] {
@@ -173,7 +185,13 @@ const record = await loadOciLayout(
 );
 const rootfs = await store.rootfs(record);
 log('starting agent-sandbox up');
-const up = await startUp({ dataDir, network, timeoutMs: 180_000 });
+const up = await startUp({
+  dataDir,
+  network,
+  timeoutMs: 180_000,
+  ...(values.diagnose ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${base}-prof`] } : {}),
+});
+const upPid = up.child.pid;
 try {
   const { kubeconfig } = up.endpoints();
   const conn: ConnectionOptions = { kubeconfig, namespace: 'default', hostEnv: {} };
@@ -215,6 +233,7 @@ try {
       result[`${name} 2nd command → output`] = percentiles(s.map((x) => x.againMs));
     }
     timeline = timelineTable(warm);
+    warmRounds = warm.map((s) => ({ startedAt: s.startedAt, timeline: s.timeline }));
   } finally {
     stopWatch.abort();
     await kube.close();
@@ -224,6 +243,10 @@ try {
   const code = await stopUp(up);
   leaks = upLeaks(dataDir, network);
   if (code !== 0) log(`up exited with ${code}`);
+  if (values.diagnose) {
+    copyFileSync(join(dataDir, 'audit.log'), `${base}.audit.log`);
+    writeFileSync(`${base}.up.log`, up.output());
+  }
   await rm(dir, { recursive: true, force: true });
 }
 
@@ -261,9 +284,6 @@ console.log(
 if (failures.length > 0) console.log(`FAILED rounds (${failures.length}):\n${failures.join('\n')}`);
 if (leaks.length > 0) console.log(`LEAKED after up stopped: ${leaks.join(', ')}`);
 
-const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
-mkdirSync(resultsDir, { recursive: true });
-const base = `${resultsDir}sdk-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 writeFileSync(
   `${base}.json`,
   JSON.stringify(
@@ -278,6 +298,8 @@ writeFileSync(
       targets,
       failures,
       leaks,
+      upPid,
+      warmRounds: warmRounds ?? [],
     },
     null,
     2,

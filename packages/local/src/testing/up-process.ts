@@ -45,6 +45,8 @@ export interface StartUpOptions {
   network: UpNetwork;
   /** More flags of `up`, e.g. `--demo`. */
   args?: string[];
+  /** Flags of node itself, before the CLI, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+  nodeArgs?: string[];
   /** Resolve once the output matches this. @default /^endpoints: /m */
   until?: RegExp;
   /** @default 60_000 */
@@ -58,6 +60,7 @@ export async function startUp(o: StartUpOptions): Promise<UpProcess> {
   const child = spawn(
     process.execPath,
     [
+      ...(o.nodeArgs ?? []),
       CLI_BIN,
       'up',
       '--data-dir',
