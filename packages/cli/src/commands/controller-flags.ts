@@ -270,6 +270,16 @@ export const CONTROLLER_FLAGS = [
     help: 'do not stamp claim timing annotations',
   }),
   flag({
+    name: 'sandbox-warm-pool-status-interval',
+    default: 1_000,
+    parse: (t) => {
+      const ms = parseDurationMs(t);
+      if (ms < 0) throw new Error(`must be >= 0, got ${t}`);
+      return ms;
+    },
+    help: 'least time between warm pool status writes that only move the counts (0: every change)',
+  }),
+  flag({
     name: 'sandbox-write-behind-window',
     default: 0,
     parse: (t) => {

@@ -69,6 +69,7 @@ export function controllerManagerOptions(
       maxRefillRate: f['sandbox-warm-pool-max-refill-rate'],
       readinessGracePeriodMs: f['sandbox-warm-pool-readiness-grace-period'],
       unschedulableRecheckIntervalMs: f['sandbox-warm-pool-unschedulable-recheck-interval'],
+      statusIntervalMs: f['sandbox-warm-pool-status-interval'],
       enableEviction: f['enable-warm-pool-eviction'],
     },
     sandboxTemplate: { concurrency: f['sandbox-template-concurrent-workers'] },

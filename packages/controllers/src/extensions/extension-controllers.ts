@@ -28,6 +28,8 @@ export interface ExtensionControllersOptions {
   warmPoolReplenishDelayMs?: number;
   /** `--sandbox-warm-pool-max-refill-rate`, creates/s per pool. @default 0 (unlimited) */
   warmPoolMaxRefillRate?: number;
+  /** `--sandbox-warm-pool-status-interval` in ms (ours). @default 1000 */
+  warmPoolStatusIntervalMs?: number;
   /** `--sandbox-claim-concurrent-workers`. @default 50 */
   claimConcurrency?: number;
   /** The agent_sandbox_* metrics the claim controller records. */
@@ -90,6 +92,7 @@ export function extensionControllers(options: ExtensionControllersOptions): Cont
         ...defined('replenishDelayMs', options.warmPoolReplenishDelayMs),
         ...defined('maxRefillRate', options.warmPoolMaxRefillRate),
         adoptionsInFlight,
+        ...defined('statusIntervalMs', options.warmPoolStatusIntervalMs),
       }),
     );
   }

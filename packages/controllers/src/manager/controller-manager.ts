@@ -62,6 +62,8 @@ export interface ControllerManagerOptions {
     readinessGracePeriodMs: number;
     unschedulableRecheckIntervalMs: number;
     enableEviction: boolean;
+    /** `--sandbox-warm-pool-status-interval` (ours): least ms between count-only status writes. */
+    statusIntervalMs?: number;
   };
   sandboxTemplate?: { concurrency: number };
   /** Client-side rate limit; <= 0 is none. @default the KubeClient's */

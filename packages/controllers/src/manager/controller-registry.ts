@@ -93,6 +93,9 @@ export const CONTROLLERS: Readonly<Record<ControllerName, ControllerEntry>> = {
               replenishDelayMs: options.sandboxWarmPool.replenishDelayMs,
               maxRefillRate: options.sandboxWarmPool.maxRefillRate,
               unschedulableRecheckMs: options.sandboxWarmPool.unschedulableRecheckIntervalMs,
+              ...(options.sandboxWarmPool.statusIntervalMs !== undefined
+                ? { statusIntervalMs: options.sandboxWarmPool.statusIntervalMs }
+                : {}),
             }
           : {}),
       }),

@@ -37,6 +37,8 @@ export interface SandboxWarmPoolControllerOptions {
   unschedulableRecheckMs?: number;
   /** The claim controller's warm adoptions in flight: refills wait for them (ADR 0039). */
   adoptionsInFlight?: AdoptionsInFlight;
+  /** Least ms between two status writes that only move the counts; 0 writes each. @default 1000 */
+  statusIntervalMs?: number;
   clock?: Clock;
 }
 
@@ -99,6 +101,9 @@ export function sandboxWarmPoolController(options: SandboxWarmPoolControllerOpti
       : {}),
     ...(options.adoptionsInFlight !== undefined
       ? { adoptionsInFlight: options.adoptionsInFlight }
+      : {}),
+    ...(options.statusIntervalMs !== undefined
+      ? { statusIntervalMs: options.statusIntervalMs }
       : {}),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });

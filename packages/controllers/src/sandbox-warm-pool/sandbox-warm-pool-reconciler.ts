@@ -2,7 +2,7 @@
 // the Sandbox cache's membership index, paces creates (replenish hold, refill tokens: refill.ts),
 // applies the expectations gate to creates and excess deletes, writes in slow-start batches (at
 // most --sandbox-warm-pool-max-batch-size per pass), records the not-progressing events, and
-// merge-patches `status` when it changed and the pass had no error.
+// when the pass had no error writes `status` (status-writer.ts: changed, and count churn paced).
 import { Annotations, EXTENSIONS_GROUP, Labels, nameHash } from '@agent-sandbox/api';
 import {
   InvalidArgumentError,
@@ -21,7 +21,6 @@ import type {
   Request,
   Result,
 } from '@agent-sandbox/runtime';
-import { isDeepStrictEqual } from 'node:util';
 import { ControllersError } from '../errors.ts';
 import { READ, type Permission } from '../extensions/permissions.ts';
 import {
@@ -45,6 +44,8 @@ import {
   takeTokens,
   type RefillState,
 } from './refill.ts';
+import { DEFAULT_STATUS_INTERVAL_MS } from './status-pace.ts';
+import { PoolStatusWriter } from './status-writer.ts';
 
 export const SANDBOX_WARM_POOL_FIELD_OWNER = 'sandboxwarmpool-controller';
 /** Sandboxes by `<namespace>/<agents.x-k8s.io/warm-pool-sandbox label>`. */
@@ -87,6 +88,8 @@ export interface SandboxWarmPoolReconcilerOptions {
    * controller): creates wait for them, for a bounded time (ADR 0039).
    */
   adoptionsInFlight?: AdoptionsInFlight;
+  /** Least ms between two status writes that only move the counts (status-pace.ts); 0 writes each. @default 1000 */
+  statusIntervalMs?: number;
   clock?: Clock;
   /** The grace requeue's jitter source, in [0, 1) (tests pin it). @default Math.random */
   random?: () => number;
@@ -106,13 +109,17 @@ export function addMemberIndex(informers: InformerSource): void {
 
 export class SandboxWarmPoolReconciler implements Reconciler {
   readonly #o: Required<
-    Omit<SandboxWarmPoolReconcilerOptions, 'clock' | 'adoptionsInFlight' | 'random'>
+    Omit<
+      SandboxWarmPoolReconcilerOptions,
+      'clock' | 'adoptionsInFlight' | 'random' | 'statusIntervalMs'
+    >
   >;
   readonly #adoptions: AdoptionsInFlight | undefined;
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #refill = new Map<string, RefillState>();
   readonly #events: ExtensionEventRecorder;
+  readonly #status: PoolStatusWriter;
 
   constructor(options: SandboxWarmPoolReconcilerOptions) {
     const maxBatchSize = options.maxBatchSize || DEFAULT_MAX_BATCH_SIZE;
@@ -145,6 +152,18 @@ export class SandboxWarmPoolReconciler implements Reconciler {
     });
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
+    const statusIntervalMs = options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
+    if (!Number.isFinite(statusIntervalMs) || statusIntervalMs < 0) {
+      throw new InvalidArgumentError(
+        `warm pool statusIntervalMs must be a finite number >= 0 (got ${options.statusIntervalMs}); 0 writes every change`,
+      );
+    }
+    this.#status = new PoolStatusWriter({
+      client: options.client,
+      clock: this.#clock,
+      fieldManager: SANDBOX_WARM_POOL_FIELD_OWNER,
+      intervalMs: statusIntervalMs,
+    });
     addMemberIndex(options.informers);
     options.informers.getInformer(PODS);
   }
@@ -156,6 +175,7 @@ export class SandboxWarmPoolReconciler implements Reconciler {
     if (pool === undefined || pool.metadata.deletionTimestamp !== undefined) {
       expectations.forget(key);
       this.#refill.delete(key);
+      this.#status.forget(key);
       return;
     }
     const nowMs = this.#clock.now();
@@ -240,8 +260,9 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       } else later(EXPECTATIONS_REQUEUE_MS);
     }
     throwJoined(errors);
-    await this.#writeStatus(pool, plan.status, ctx.signal);
-    return requeueMs === undefined ? undefined : { requeueAfterMs: requeueMs };
+    const statusMs = await this.#status.write(key, pool, plan, ctx.signal);
+    const afterMs = earliest(requeueMs, statusMs);
+    return afterMs === undefined ? undefined : { requeueAfterMs: afterMs };
   }
 
   /** Step 8: refill tokens, then the expectations gate, then the creates. */
@@ -354,41 +375,10 @@ export class SandboxWarmPoolReconciler implements Reconciler {
       return isNotFound(err) || isConflict(err) ? undefined : asError(err);
     }
   }
-
-  async #writeStatus(
-    pool: PoolObject,
-    status: NonNullable<PoolObject['status']>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const before = pool.status ?? {};
-    const next = withoutZeros(status);
-    if (isDeepStrictEqual(withoutZeros(before), next)) return;
-    const body: Record<string, unknown> = {};
-    for (const field of ['replicas', 'readyReplicas', 'selector', 'observedGeneration'] as const) {
-      body[field] = next[field] ?? null;
-    }
-    try {
-      await this.#o.client.patch(
-        SANDBOX_WARM_POOLS,
-        pool.metadata.namespace,
-        pool.metadata.name ?? '',
-        { type: 'merge', body: { status: body } },
-        { subresource: 'status', fieldManager: SANDBOX_WARM_POOL_FIELD_OWNER, signal },
-      );
-    } catch (err: unknown) {
-      if (!isNotFound(err)) throw err;
-    }
-  }
 }
 
-/** Go's omitempty: zero counts are absent from the stored status. */
-function withoutZeros(s: NonNullable<PoolObject['status']>): NonNullable<PoolObject['status']> {
-  const out: NonNullable<PoolObject['status']> = {};
-  if (s.replicas) out.replicas = s.replicas;
-  if (s.readyReplicas) out.readyReplicas = s.readyReplicas;
-  if (s.selector) out.selector = s.selector;
-  if (s.observedGeneration) out.observedGeneration = s.observedGeneration;
-  return out;
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 function asError(err: unknown): Error {

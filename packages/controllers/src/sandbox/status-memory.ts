@@ -10,7 +10,8 @@
 // own metadata patches produced before it, and the versions earlier remembered writes knew (with
 // their own answers). Any other version in the cache (it moved on, or another writer wrote) drops
 // the entry; a restart starts with none. Either way the pass reads the cache as before: the loop
-// stays level-triggered, and the memory only keeps it from going back in time.
+// stays level-triggered, and the memory only keeps it from going back in time. The warm pool
+// controller keeps one of its own for the pool status (a stale copy repeats its write too).
 import type { v1beta1 } from '@agent-sandbox/api';
 import type { ObjectMeta } from '@agent-sandbox/kube-types';
 import { LRUCache } from 'lru-cache';
@@ -21,31 +22,31 @@ type SandboxStatus = v1beta1.SandboxStatus;
 const MAX_VERSIONS = 8;
 
 /** One status write this process made. */
-export interface WrittenStatus {
+export interface WrittenStatus<S = SandboxStatus> {
   /** resourceVersions of copies that predate the write (oldest first). */
   readonly over: readonly string[];
   /** The status the server answered the write with. */
-  readonly status: SandboxStatus;
+  readonly status: S;
 }
 
 /** The status to reconcile `version` from: the remembered one when the copy predates it. */
-export function freshStatus(
-  last: WrittenStatus | undefined,
+export function freshStatus<S>(
+  last: WrittenStatus<S> | undefined,
   version: string | undefined,
-): SandboxStatus | undefined {
+): S | undefined {
   if (last === undefined || version === undefined || !last.over.includes(version)) return undefined;
   return last.status;
 }
 
-/** The last status write per Sandbox uid (bounded: forgetting one costs a repeated write). */
-export class StatusWriteMemory {
-  readonly #last = new LRUCache<string, WrittenStatus>({ max: 16_384 });
+/** The last status write per object uid (bounded: forgetting one costs a repeated write). */
+export class StatusWriteMemory<S extends object = SandboxStatus> {
+  readonly #last = new LRUCache<string, WrittenStatus<S>>({ max: 16_384 });
 
   /**
    * The Sandbox to reconcile: the cached copy, with the last written status when the copy
    * predates that write. Forgets the entry once the cache shows any other version.
    */
-  freshen<T extends { metadata: ObjectMeta; status?: SandboxStatus }>(sandbox: T): T {
+  freshen<T extends { metadata: ObjectMeta; status?: S }>(sandbox: T): T {
     const uid = sandbox.metadata.uid ?? '';
     const last = this.#last.get(uid);
     const status = freshStatus(last, sandbox.metadata.resourceVersion);
@@ -61,7 +62,7 @@ export class StatusWriteMemory {
   written(
     uid: string,
     versions: { base: string | undefined; produced: readonly string[]; answer?: string },
-    status: SandboxStatus,
+    status: S,
   ): void {
     const { base, produced, answer } = versions;
     if (base === undefined || uid === '') return;

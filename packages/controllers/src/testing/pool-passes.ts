@@ -60,10 +60,13 @@ export class StoppableInformers implements InformerSource {
   }
 }
 
-/** The reconciler settings a test may choose (the flags, the clock, the jitter source). */
+/**
+ * The reconciler settings a test may choose (the flags, the clock, the jitter source, the status
+ * pace: 0 unless given, as no queue brings a deferred status write back to these passes).
+ */
 export type PoolPassSettings = Pick<
   SandboxWarmPoolReconcilerOptions,
-  'readinessGraceMs' | 'unschedulableRecheckMs' | 'clock' | 'random'
+  'readinessGraceMs' | 'unschedulableRecheckMs' | 'clock' | 'random' | 'statusIntervalMs'
 >;
 
 /** A pool reconciler of its own over StoppableInformers, passes run on demand. */
@@ -88,6 +91,7 @@ export class PoolPasses {
       client,
       informers,
       expectations,
+      statusIntervalMs: 0,
       ...settings,
     });
   }
@@ -156,6 +160,28 @@ export class PoolPasses {
   }
 }
 
+/** Client metrics that count requests by `<method> <code>`. */
+function countedRequests(): { requests: Map<string, number>; metrics: ClientMetrics } {
+  const requests = new Map<string, number>();
+  const metrics: ClientMetrics = {
+    rateLimiterWait: () => undefined,
+    request: (method, _host, code) => {
+      const k = `${method} ${code}`;
+      requests.set(k, (requests.get(k) ?? 0) + 1);
+    },
+  };
+  return { requests, metrics };
+}
+
+/** The world's admin credentials on a client of its own; `requests` counts what it sent. */
+export function countingClient(world: Pick<ScenarioWorld, 'client'>): {
+  client: KubeClient;
+  requests: Map<string, number>;
+} {
+  const { requests, metrics } = countedRequests();
+  return { client: new KubeClient({ config: world.client.config, metrics }), requests };
+}
+
 /**
  * A client authenticated as a fresh ServiceAccount of `world.ns` bound to no role: every write
  * it makes is denied by the target's RBAC authorizer (403), as a controller with a broken
@@ -165,14 +191,7 @@ export async function unprivilegedClient(
   world: Pick<ScenarioWorld, 'client' | 'ns'>,
   name: string,
 ): Promise<{ client: KubeClient; requests: Map<string, number> }> {
-  const requests = new Map<string, number>();
-  const metrics: ClientMetrics = {
-    rateLimiterWait: () => undefined,
-    request: (method, _host, code) => {
-      const k = `${method} ${code}`;
-      requests.set(k, (requests.get(k) ?? 0) + 1);
-    },
-  };
+  const { requests, metrics } = countedRequests();
   await world.client.request('POST', `/api/v1/namespaces/${world.ns}/serviceaccounts`, {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
