@@ -13,6 +13,7 @@ import { cpuSnapshot, cpuUsed, memoryMbOf } from '../controller/proc.ts';
 import { parseSamples, sumBy, total } from '../controller/prom.ts';
 import { readAuditWrites } from './audit.ts';
 import { buckets, histogramQuantile, percentiles, type Percentiles } from './stats.ts';
+import { highestHeld, nextStepRate, type StepSchedule } from './steps.ts';
 import type { ClaimsTarget } from './target.ts';
 
 export interface RunOptions {
@@ -22,8 +23,8 @@ export interface RunOptions {
   controllerArgs: readonly string[];
   logDir: string;
   log: (m: string) => void;
-  /** After the main run, step the rate up until p99 breaks 500 ms. */
-  steps?: StepOptions;
+  /** After the main run, search the highest rate that holds p99 ≤ 500 ms (steps.ts). */
+  steps?: StepSchedule;
 }
 
 export interface RunResult {
@@ -47,24 +48,28 @@ export interface RunResult {
    * resource[/subresource]", from the API server's audit log (embedded only).
    */
   writesByResource?: Record<string, Record<string, number>>;
+  /**
+   * From the first claim until the pool is Ready at its size again: how long, and the manager's
+   * writes per claim in that span (the claim phase above ends when the last claim is Ready, while
+   * replacements still come up and the pool's status follows them).
+   */
+  refill: RefillResult;
   controllerCpuSeconds: number;
   controllerPeakRssMb: number | undefined;
   apiserverCpuSeconds: Record<string, number>;
   points: [number, number, number][];
-  /** The rate-stepping phase (empty without --step). */
+  /** The rate-stepping phase (empty with --no-step), and how long it ran. */
   steps: StepResult[];
+  stepPhaseSeconds?: number;
   /** The highest asked rate whose step held (p99 ≤ 500 ms, ≥ 90 % of the rate achieved). */
   highestSustainedRate: number | undefined;
 }
 
-export interface StepOptions {
-  /** First rate (claims/s), multiplied by `factor` each step. */
-  from: number;
-  factor: number;
-  /** Seconds of claims per step (count = rate × seconds, at most the pool). */
+export interface RefillResult {
   seconds: number;
-  /** Stop after this rate even if it held. */
-  max: number;
+  apiWritesPerClaim: number;
+  /** The manager's writes per "verb resource[/subresource]" per claim (embedded only). */
+  byResource?: Record<string, number>;
 }
 
 export interface StepResult {
@@ -201,7 +206,10 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
     const w1 = writes(after);
     const writesByVerb: Record<string, number> = {};
     for (const [k, v] of w1) writesByVerb[k] = v - (w0.get(k) ?? 0);
+    const refill = await refillWrites(target, controller, { ns, o, w0, phaseFrom, start });
+    const stepsFrom = performance.now();
     const steps = o.steps === undefined ? [] : await stepRates(client, ns, o, target.name);
+    const stepPhaseSeconds = Math.round((performance.now() - stepsFrom) / 1000);
     return {
       target: target.name,
       pool: o.pool,
@@ -230,6 +238,7 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
       ...(target.auditLog !== undefined
         ? { writesByResource: readAuditWrites(target.auditLog, phaseFrom, phaseTo) }
         : {}),
+      refill,
       controllerCpuSeconds: cpu['controller'] ?? 0,
       controllerPeakRssMb: memoryMbOf(controller.pid, 'VmHWM'),
       apiserverCpuSeconds: Object.fromEntries(
@@ -237,7 +246,8 @@ export async function runClaims(target: ClaimsTarget, o: RunOptions): Promise<Ru
       ),
       points,
       steps,
-      highestSustainedRate: highestSustained(steps),
+      ...(o.steps !== undefined ? { stepPhaseSeconds } : {}),
+      highestSustainedRate: highestHeld(steps),
     };
   } finally {
     await controller.stop();
@@ -259,7 +269,14 @@ interface Wave {
 async function claimWave(
   client: KubeClient,
   ns: string,
-  w: { rate: number; count: number; prefix: string; labels?: Record<string, string> },
+  w: {
+    rate: number;
+    count: number;
+    prefix: string;
+    labels?: Record<string, string>;
+    /** Stop waiting for Ready this long after the first create. @default 10 minutes */
+    readyWithinMs?: number;
+  },
 ): Promise<Wave> {
   const sent = new Map<string, number>();
   const readyAt = new Map<string, number>();
@@ -310,10 +327,36 @@ async function claimWave(
   await Promise.all(creates);
   const achievedRate = Math.round((w.count / ((performance.now() - start) / 1000)) * 10) / 10;
   const done = (): boolean => [...sent.keys()].every((n) => readyAt.has(n));
-  while (!done() && performance.now() - start < 10 * 60_000) await sleep(200);
+  const within = w.readyWithinMs ?? 10 * 60_000;
+  while (!done() && performance.now() - start < within) await sleep(200);
   abort.abort();
   await watching;
   return { sent, readyAt, start, achievedRate };
+}
+
+/** Waits for the pool to be Ready at its size again; the manager's writes since the claims began. */
+async function refillWrites(
+  target: ClaimsTarget,
+  controller: { metrics(): Promise<string> },
+  at: { ns: string; o: RunOptions; w0: Map<string, number>; phaseFrom: number; start: number },
+): Promise<RefillResult> {
+  await waitPoolReady(target.client, at.ns, at.o.pool);
+  const seconds = Math.round((performance.now() - at.start) / 100) / 10;
+  const refilledAt = Date.now();
+  const perClaim = (n: number): number => Math.round((n / at.o.claims) * 100) / 100;
+  const manager =
+    target.auditLog === undefined
+      ? undefined
+      : readAuditWrites(target.auditLog, at.phaseFrom, refilledAt)['agent-sandbox'];
+  return {
+    seconds,
+    apiWritesPerClaim: perClaim(total(writes(await controller.metrics())) - total(at.w0)),
+    ...(manager !== undefined
+      ? {
+          byResource: Object.fromEntries(Object.entries(manager).map(([k, v]) => [k, perClaim(v)])),
+        }
+      : {}),
+  };
 }
 
 async function waitPoolReady(client: KubeClient, ns: string, size: number): Promise<void> {
@@ -332,10 +375,11 @@ async function waitPoolReady(client: KubeClient, ns: string, size: number): Prom
 }
 
 /**
- * The rate-stepping phase: with the pool refilled before each step, `rate × seconds` claims at
- * `rate`/s; the step holds when the client-watch p99 stays within 500 ms and the creates kept up
- * (≥ 90 % of the rate). Stops at the first step that breaks, or after `max`. The claims of a step
- * are deleted before the next (their Sandboxes go with them).
+ * The rate-stepping phase (the search in steps.ts): with the pool refilled before each step,
+ * `rate × seconds` claims at `rate`/s; the step holds when every claim is Ready, the client-watch
+ * p99 stays within 500 ms and the creates kept up (≥ 90 % of the rate). A step waits for its
+ * claims' Ready at most a minute past its last create (a broken step need not drain), and its
+ * claims are deleted before the next (their Sandboxes go with them).
  */
 async function stepRates(
   client: KubeClient,
@@ -346,12 +390,23 @@ async function stepRates(
   const s = o.steps;
   if (s === undefined) return [];
   const out: StepResult[] = [];
+  const phaseStart = performance.now();
   await deleteClaims(client, ns);
-  for (let rate = s.from, i = 0; rate <= s.max; rate = Math.round(rate * s.factor * 10) / 10, i++) {
+  for (let rate = nextStepRate(out, s), i = 0; rate !== undefined; rate = nextStepRate(out, s)) {
+    if (performance.now() - phaseStart > s.budgetSeconds * 1000) {
+      o.log(`${name}: step budget of ${s.budgetSeconds} s spent before ${rate}/s`);
+      break;
+    }
     await waitPoolReady(client, ns, o.pool);
     const count = Math.max(1, Math.min(o.pool, Math.round(rate * s.seconds)));
     const label = { 'bench.agent-sandbox.dev/step': String(i) };
-    const wave = await claimWave(client, ns, { rate, count, prefix: `s${i}`, labels: label });
+    const wave = await claimWave(client, ns, {
+      rate,
+      count,
+      prefix: `s${i}`,
+      labels: label,
+      readyWithinMs: (count * 1000) / rate + 60_000,
+    });
     const ms = [...wave.sent].flatMap(([n, at]) => {
       const r = wave.readyAt.get(n);
       return r === undefined ? [] : [r - at];
@@ -367,7 +422,7 @@ async function stepRates(
         `p50/p90/p99 ${client99?.p50}/${client99?.p90}/${client99?.p99} ms — ${held ? 'held' : 'broke'}`,
     );
     await deleteClaims(client, ns, `bench.agent-sandbox.dev/step=${i}`);
-    if (!held) break;
+    i++;
   }
   return out;
 }
@@ -385,9 +440,4 @@ async function deleteClaims(client: KubeClient, ns: string, selector?: string): 
         .map((n) => client.delete(SANDBOX_CLAIMS, ns, n).catch(() => undefined)),
     );
   }
-}
-
-export function highestSustained(steps: readonly StepResult[]): number | undefined {
-  const held = steps.filter((x) => x.held).map((x) => x.rate);
-  return held.length === 0 ? undefined : Math.max(...held);
 }

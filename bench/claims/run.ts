@@ -5,15 +5,17 @@
 //
 //   npm run bench:claims -- [--targets cluster,embedded] [--pool 1050] [--claims 750]
 //       [--rate 75] [--nodes 100] [--keep-cluster] [--controller-arg=--kube-api-qps=-1 ...]
-//       [--step] [--step-from 5] [--step-factor 1.5] [--step-seconds 10] [--step-max 1000]
+//       [--no-step] [--step-from 4] [--step-factor 2] [--step-seconds 10] [--step-max 1000]
+//       [--step-refine 2] [--step-budget 540]
 //
-// --step: after the main run, step the claim rate up (pool refilled before each step) until the
-// client-watch p99 passes 500 ms, and report the highest rate that held.
+// After the main run the claim rate is stepped (pool refilled before each step; steps.ts) to the
+// highest rate whose client-watch p99 stays within 500 ms; --no-step skips it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runClaims, type RunResult } from './measure.ts';
+import { DEFAULT_STEPS, describeSchedule, type StepSchedule } from './steps.ts';
 import { writeLatencyPng } from './plot.ts';
 import { clusterTarget, embeddedTarget, type ClaimsTarget } from './target.ts';
 
@@ -26,11 +28,13 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '100' },
     'keep-cluster': { type: 'boolean', default: false },
     'controller-arg': { type: 'string', multiple: true, default: [] },
-    step: { type: 'boolean', default: false },
-    'step-from': { type: 'string', default: '5' },
-    'step-factor': { type: 'string', default: '1.5' },
-    'step-seconds': { type: 'string', default: '10' },
-    'step-max': { type: 'string', default: '1000' },
+    'no-step': { type: 'boolean', default: false },
+    'step-from': { type: 'string', default: String(DEFAULT_STEPS.from) },
+    'step-factor': { type: 'string', default: String(DEFAULT_STEPS.factor) },
+    'step-seconds': { type: 'string', default: String(DEFAULT_STEPS.seconds) },
+    'step-max': { type: 'string', default: String(DEFAULT_STEPS.max) },
+    'step-refine': { type: 'string', default: String(DEFAULT_STEPS.refine) },
+    'step-budget': { type: 'string', default: String(DEFAULT_STEPS.budgetSeconds) },
   },
 });
 const positive = (flag: string, v: string): number => {
@@ -38,6 +42,12 @@ const positive = (flag: string, v: string): number => {
   if (!(n > 0)) throw new Error(`--${flag}: expected a positive number, got "${v}"`);
   return n;
 };
+function wholeNumber(flag: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`--${flag}: expected a whole number >= 0, got "${v}"`);
+  return n;
+}
 const targets = values.targets.split(',').map((t) => t.trim());
 for (const t of targets)
   if (t !== 'cluster' && t !== 'embedded')
@@ -48,6 +58,19 @@ mkdirSync(resultsDir, { recursive: true });
 const base = `${resultsDir}claims-${started.toISOString().replace(/[:.]/g, '-')}`;
 const log = (m: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const load0 = loadavg()[0];
+const steps: StepSchedule | undefined = values['no-step']
+  ? undefined
+  : {
+      from: positive('step-from', values['step-from']),
+      factor: positive('step-factor', values['step-factor']),
+      seconds: positive('step-seconds', values['step-seconds']),
+      max: positive('step-max', values['step-max']),
+      refine: wholeNumber('step-refine', values['step-refine']),
+      budgetSeconds: positive('step-budget', values['step-budget']),
+    };
+if (steps !== undefined && steps.factor <= 1)
+  throw new Error(`--step-factor: expected a number above 1, got "${values['step-factor']}"`);
+if (steps !== undefined) log(`step schedule: ${describeSchedule(steps)}`);
 
 const results: RunResult[] = [];
 for (const name of targets) {
@@ -66,16 +89,7 @@ for (const name of targets) {
         controllerArgs: values['controller-arg'],
         logDir: resultsDir,
         log,
-        ...(values.step
-          ? {
-              steps: {
-                from: positive('step-from', values['step-from']),
-                factor: positive('step-factor', values['step-factor']),
-                seconds: positive('step-seconds', values['step-seconds']),
-                max: positive('step-max', values['step-max']),
-              },
-            }
-          : {}),
+        ...(steps !== undefined ? { steps } : {}),
       }),
     );
   } finally {
@@ -134,6 +148,13 @@ function report(results: readonly RunResult[]): void {
       ...results.map((r) => perClaim(r, 'agent-sandbox')),
     ],
     [
+      'until the pool is refilled: s / manager writes per claim (pool status)',
+      ...results.map(
+        (r) =>
+          `${r.refill.seconds} / ${r.refill.apiWritesPerClaim} (${f(r.refill.byResource?.['patch sandboxwarmpools/status'])})`,
+      ),
+    ],
+    [
       'kubelet writes per claim (audit log)',
       ...results.map((r) => perClaim(r, 'scripted-kubelet')),
     ],
@@ -160,6 +181,10 @@ function report(results: readonly RunResult[]): void {
       ),
     ],
     [
+      'step phase s',
+      ...results.map((r) => (r.stepPhaseSeconds === undefined ? '-' : String(r.stepPhaseSeconds))),
+    ],
+    [
       'highest sustained claim rate /s (p99 ≤ 500 ms)',
       ...results.map((r) =>
         r.steps.length === 0
@@ -172,12 +197,17 @@ function report(results: readonly RunResult[]): void {
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const table = rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')).join('\n');
+  const schedule = steps === undefined ? 'no rate steps' : `rate steps ${describeSchedule(steps)}`;
   console.log(
-    `claims benchmark, ${cpus().length} CPUs, load average ${load0?.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}\n${table}`,
+    `claims benchmark, ${cpus().length} CPUs, load average ${load0?.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}; ${schedule}\n${table}`,
   );
   writeFileSync(
     `${base}.json`,
-    JSON.stringify({ started: started.toISOString(), cpus: cpus().length, results }, null, 2),
+    JSON.stringify(
+      { started: started.toISOString(), cpus: cpus().length, steps: steps ?? null, results },
+      null,
+      2,
+    ),
   );
   writeLatencyPng(
     `${base}.png`,
