@@ -12,6 +12,9 @@ export interface ExecSample {
   exited: Promise<unknown>;
 }
 
+/** How much of a failed exec's stderr the error quotes. */
+const STDERR_TAIL = 2048;
+
 /** ms from the backend's exec call to `hi` on the process's stdout, and the path it took. */
 export async function throughBackend(
   backend: StreamingBackend,
@@ -27,7 +30,9 @@ export async function throughBackend(
   });
   const path = lastPath();
   if (!path) throw new Error(`exec into ${pod}: the backend reported no path`);
-  p.stderr?.resume();
+  // Kept for the error below: bwrap, nsenter or the prologue say there why an exec failed.
+  let err = '';
+  p.stderr?.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-STDERR_TAIL)));
   const ms = await new Promise<number>((resolve, reject) => {
     let out = '';
     p.stdout?.on('data', (c: Buffer) => {
@@ -38,7 +43,12 @@ export async function throughBackend(
     p.stdout?.once('end', () => {
       if (!out.includes('hi'))
         void p.exited.then((exit) =>
-          reject(new Error(`exec into ${pod} (${path}): no output, ${JSON.stringify(exit)}`)),
+          reject(
+            new Error(
+              `exec into ${pod} (${path}): no output, ${JSON.stringify(exit)}, ` +
+                `stderr ${JSON.stringify(err.trim())}`,
+            ),
+          ),
         );
     });
   });

@@ -32,9 +32,9 @@ export function timeToOutput(
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       if (!out.includes(output))
-        reject(new Error(`${file} ${args.join(' ')}: exit ${code}: ${err}`));
+        reject(new Error(`${file} ${args.join(' ')}: exit ${code ?? signal}: ${err}`));
     });
   });
 }

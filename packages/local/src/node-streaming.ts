@@ -31,16 +31,19 @@ export async function startNodeStreaming(
       // path: daemon (a fork by the in-sandbox daemon, ADR 0037) or runtime (runc/runsc exec).
       onExec: (e) => {
         metrics.observe(e);
-        o.log?.info(
-          {
-            pod: `${e.target.namespace}/${e.target.pod}`,
-            container: e.target.container,
-            path: e.path,
-            runtime: e.runtime,
-            startMs: Math.round(e.startMs * 10) / 10,
-          },
-          'exec',
-        );
+        const fields = {
+          pod: `${e.target.namespace}/${e.target.pod}`,
+          container: e.target.container,
+          path: e.path,
+          runtime: e.runtime,
+        };
+        o.log?.info({ ...fields, startMs: Math.round(e.startMs * 10) / 10 }, 'exec');
+        // A signal on the node's own exec process (bwrap, nsenter, runc exec) is the node's doing
+        // or the kernel's, never the command's: worth a line of its own.
+        void e.exited.then((exit) => {
+          if ('signal' in exit && exit.signal)
+            o.log?.warn({ ...fields, exitCode: exit.exitCode, signal: exit.signal }, 'exec killed');
+        });
       },
     }),
     tls: { cert: certs.cert, key: certs.key },

@@ -7,6 +7,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnStreamProcess } from '../streaming/host-process.ts';
 import { BUSYBOX } from '../testing/test-image.ts';
 import { BwrapRuntime } from './bwrap-runtime.ts';
 
@@ -79,5 +80,28 @@ describe('BwrapRuntime across an agent restart', () => {
     expect(bystander.signalCode).toBeNull();
     expect(await rt.list()).toEqual([]);
     bystander.kill('SIGKILL');
+  });
+});
+
+describe('BwrapRuntime exec exits', () => {
+  it('passes up a command killed inside as 137 with no signal; a killed exec process names it', async () => {
+    const rt = new BwrapRuntime({ stateDir: join(dir, 'state3') });
+    const c = await rt.start({ id: 'exits', bundleDir: bundle, stdin: false });
+    await until(() => rt.isRunning('exits'));
+    const streams = { stdin: false, stdout: true, stderr: false, tty: false } as const;
+    const exec = (script: string) =>
+      spawnStreamProcess(rt.execCommand('exits', ['sh', '-c', script], { tty: false }), streams);
+    // bwrap waits for the command and exits 128 + the signal that ended it.
+    expect(await (await exec('kill -KILL $$')).exited).toEqual({ exitCode: 137 });
+    const held = await exec('echo up; exec sleep 600');
+    await new Promise((r) => held.stdout?.once('data', r)); // bwrap has exec'd the command
+    const host = execFileSync('pgrep', ['-f', '-n', '^bwrap .*exec sleep 600'], {
+      encoding: 'utf8',
+    }).trim();
+    process.kill(Number(host), 'SIGKILL');
+    // --die-with-parent: the command goes with the bwrap that was killed.
+    expect(await held.exited).toEqual({ exitCode: 137, signal: 'SIGKILL' });
+    await rt.remove('exits');
+    expect((await c.exited).exitCode).toBe(137);
   });
 });

@@ -34,7 +34,14 @@ export interface StreamSelection {
 
 /** How a process (exec) or an attach session ended. */
 export type ProcessExit =
-  | { exitCode: number }
+  | {
+      exitCode: number;
+      /**
+       * The signal that ended the host process the node spawned (a runtime-path exec), when one
+       * did: it tells a SIGKILL of that process from an exit status of 137 passed up from within.
+       */
+      signal?: NodeJS.Signals;
+    }
   /** The runtime failed the session itself (not the process): the message reaches the client. */
   | { error: string };
 

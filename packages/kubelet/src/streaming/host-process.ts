@@ -1,6 +1,7 @@
 // Host processes as StreamProcesses: a HostCommand spawned with pipes, or on a real pty
 // (node-pty) for TTY sessions, and a container's live primary process (AttachTarget) for attach.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { PassThrough, Writable } from 'node:stream';
 import { spawn as spawnPty, type IPty } from 'node-pty';
 import { KubeletError } from '../errors.ts';
@@ -53,6 +54,12 @@ function ptyProcess(pty: IPty, streams: StreamSelection): StreamProcess {
   };
 }
 
+/** A host process's end as a ProcessExit: 128 + the signal's number when a signal ended it. */
+export function hostExit(code: number | null, signal: NodeJS.Signals | null): ProcessExit {
+  if (signal === null) return { exitCode: code ?? 1 };
+  return { exitCode: 128 + (constants.signals[signal] ?? 15), signal };
+}
+
 /**
  * Starts `cmd` with the requested streams; resolves once it is spawned. Rejects with KubeletError
  * `Runtime` when it cannot be started (missing binary).
@@ -91,9 +98,7 @@ export function spawnStreamProcess(
     );
     child.once('spawn', () => {
       const exited = new Promise<ProcessExit>((done) => {
-        child.once('exit', (code, signal) =>
-          done({ exitCode: code ?? (signal === 'SIGKILL' ? 137 : 143) }),
-        );
+        child.once('exit', (code, signal) => done(hostExit(code, signal)));
       });
       if (!streams.stdout) child.stdout?.resume();
       if (!streams.stderr) child.stderr?.resume();

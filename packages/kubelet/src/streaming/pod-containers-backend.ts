@@ -8,6 +8,7 @@ import { daemonExec } from '../node-exec/daemon-exec.ts';
 import type {
   ContainerTarget,
   PodTarget,
+  ProcessExit,
   StreamingBackend,
   StreamProcess,
   StreamSelection,
@@ -32,6 +33,8 @@ export interface ExecEvent {
   runtime: string;
   /** From the request to the process running (the daemon's ack, or the runtime command spawned). */
   startMs: number;
+  /** How the process ended (a host process killed by a signal names it). */
+  exited: Promise<ProcessExit>;
 }
 
 export interface PodContainersBackendOptions extends NetnsDialOptions {
@@ -84,6 +87,7 @@ export function podContainersBackend(
         path,
         runtime: runtimeOf(containers, target),
         startMs: performance.now() - at,
+        exited: process.exited,
       });
       return process;
     },
