@@ -1,15 +1,23 @@
 // In-process CLI tests of `agent-sandbox apiserver` failures that happen before it binds a port
 // (no network). Serving is covered by apiserver.int.test.ts.
 import { openStore } from '@agent-sandbox/apiserver';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing.ts';
 import { dataDirPaths, parsePort } from './apiserver.ts';
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp dir of this file, removed when it is done. */
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'agent-sandbox-apiserver-'));
+  const dir = mkdtempSync(join(tmpdir(), 'agent-sandbox-apiserver-'));
+  made.push(dir);
+  return dir;
 }
 
 describe('agent-sandbox apiserver', () => {
