@@ -30,6 +30,7 @@ import {
   type ExecPath,
 } from '@agent-sandbox/kubelet';
 import { prepareSandboxd } from '@agent-sandbox/local';
+import { upNetwork } from '@agent-sandbox/local/testing';
 import { buildTestImage, createRuntimeClass } from '@agent-sandbox/kubelet/testing';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -74,11 +75,14 @@ const record = await loadOciLayout(
   IMAGE,
 );
 const rootfs = await store.rootfs(record);
+// Bridge, pod CIDR, netns/veth prefix and cgroup are this process's own (as `up`'s asbk<pid>):
+// a second run at once would otherwise clean up, or remove the bridge under, this one.
+const net = upNetwork('kbn', 233);
 const network = new BridgePodNetwork({
   stateDir: join(dir, 'net'),
-  podCidr: '10.233.11.0/24',
-  bridge: 'kbn0',
-  prefix: 'kbn',
+  podCidr: net.cidr,
+  bridge: net.bridge,
+  prefix: net.bridge,
   poolSize: 2, // as up keeps (packages/local/src/node-network.ts)
   poolMaxSize: 4,
 });
@@ -96,7 +100,7 @@ const agent = new NodeAgent({
   network,
   images: new ImageService(store, new RegistryClient()),
   dataDir: join(dir, 'node'),
-  cgroupParent: 'asb-bench',
+  cgroupParent: `asb-bench-${process.pid}`,
   onPhase: phases.sink,
   // Warnings and errors to stderr: a round that never runs says why.
   log: {
