@@ -92,6 +92,20 @@ export function restartBackoffMs(restarts: number, baseMs = 10_000, maxMs = 300_
   return Math.min(maxMs, baseMs * 2 ** Math.max(0, restarts - 1));
 }
 
+/**
+ * The wait before retry `failures` + 1 of a Pod's sandbox set-up: `baseMs` doubling to `maxMs`,
+ * jittered by ±20% so Pods that failed together (a bridge removed) do not retry in step.
+ */
+export function sandboxRetryMs(
+  failures: number,
+  baseMs = 1000,
+  maxMs = 30_000,
+  random: () => number = Math.random,
+): number {
+  const delay = Math.min(maxMs, baseMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(delay * (0.8 + 0.4 * random()));
+}
+
 /** Whether a container that exited with `exitCode` runs again under the pod's restartPolicy. */
 export function shouldRestart(policy: string | undefined, exitCode: number): boolean {
   if (policy === 'Never') return false;

@@ -166,6 +166,17 @@ export class BridgePodNetwork implements PodNetwork {
 
   async setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus> {
     await this.ensureBridge();
+    try {
+      return await this.#setUp(pod);
+    } catch (err) {
+      // The bridge may have gone under us (another process removed it): the next set-up (the
+      // worker's retry) checks it again and re-creates it, as the CNI bridge plugin does.
+      this.#ready = undefined;
+      throw err;
+    }
+  }
+
+  async #setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus> {
     if (this.ipam.lookup(pod.uid) === undefined) {
       const ahead = this.#pool.take();
       if (ahead && this.ipam.rekey(ahead.key, pod.uid))

@@ -4,6 +4,7 @@
 import {
   formatTime,
   type ConfigMap,
+  type Event,
   type KubeObject,
   type Pod,
   type PodStatus,
@@ -11,6 +12,7 @@ import {
 } from '@agent-sandbox/kube-types';
 import {
   CONFIG_MAPS,
+  EVENTS,
   Informer,
   LEASES,
   PERSISTENT_VOLUME_CLAIMS,
@@ -86,6 +88,8 @@ export interface NodeAgentOptions {
   allowHostPath?: boolean;
   /** First restart/pull back-off. @default 10_000 */
   backoffBaseMs?: number;
+  /** First wait before a failed sandbox set-up is retried (doubling to 30 s). @default 1000 */
+  sandboxRetryBaseMs?: number;
   /** @default 4096 */
   pidsLimit?: number;
   extraReadOnlyMounts?: readonly { destination: string; source: string }[];
@@ -137,6 +141,15 @@ export class NodeAgent implements PodContainers {
         .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
     this.#ctx = {
       log: options.log ?? quiet,
+      nodeName: this.name,
+      events: {
+        create: async (e) => void (await c.create(EVENTS, e as Event & KubeObject)),
+        bump: (ns, name, count, lastTimestamp) =>
+          c.patch(EVENTS, ns, name, { type: 'merge', body: { count, lastTimestamp } }).then(
+            () => true,
+            (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
+          ),
+      },
       images: options.images,
       network: options.network,
       nodeIP: options.facts.ip,
@@ -145,6 +158,7 @@ export class NodeAgent implements PodContainers {
       claimsDir: join(options.dataDir, 'claims'),
       allowHostPath: options.allowHostPath ?? false,
       backoffBaseMs: options.backoffBaseMs ?? 10_000,
+      sandboxRetryBaseMs: options.sandboxRetryBaseMs ?? 1000,
       pidsLimit: options.pidsLimit ?? 4096,
       nodeMemoryBytes: options.facts.memoryBytes,
       cgroupParent: options.cgroupParent ?? CGROUP_PARENT,

@@ -6,6 +6,7 @@ import type { PodNetwork } from '../network/pod-network.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { NodeExecSockets } from '../node-exec/registry.ts';
 import type { PodDaemon } from './pod-daemon.ts';
+import type { PodEventSink } from './pod-events.ts';
 import type { PodPhaseSink } from './pod-phases.ts';
 import type { VolumeSource } from './pod-volumes.ts';
 
@@ -17,6 +18,9 @@ export interface NodeLogger {
 
 export interface NodeContext {
   log: NodeLogger;
+  /** This node's name: the `source.host` of the Events its Pods get. */
+  nodeName: string;
+  events: PodEventSink;
   images: ImageService;
   network: PodNetwork;
   objects: VolumeSource;
@@ -26,6 +30,8 @@ export interface NodeContext {
   claimsDir: string;
   allowHostPath: boolean;
   backoffBaseMs: number;
+  /** First wait before a failed sandbox set-up is retried (sandboxRetryMs). */
+  sandboxRetryBaseMs: number;
   pidsLimit: number;
   nodeMemoryBytes: number;
   /** The cgroup holding this agent's pod cgroups (`/<parent>/pod<uid>/<container>-<n>`). */

@@ -9,6 +9,7 @@ import type { ImageRecord } from '../images/image-store.ts';
 import {
   initialRecord,
   restartBackoffMs,
+  sandboxRetryMs,
   shouldRestart,
   terminatedReason,
   type ContainerRecord,
@@ -22,6 +23,7 @@ import { pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
 import { NODE_EXEC_SOCKET } from '../node-exec/exec-socket.ts';
 import { podDaemonRun } from './daemon-gate.ts';
+import { PodEvents } from './pod-events.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { preparePodSandbox } from './pod-sandbox.ts';
 import { RootfsStage } from './rootfs-stage.ts';
@@ -46,6 +48,7 @@ export class PodWorker {
   /** Roots mounted ahead for the first run of the first containers, by container name. */
   readonly #staged = new Map<string, RootfsStage>();
   readonly #timer: PodPhaseTimer;
+  readonly #events: PodEvents;
   /** Ends this Pod's start for the node (NodeContext.startBegun): a container runs, or it failed. */
   #startSettled: () => void = () => undefined;
   readonly done: Promise<void>;
@@ -73,6 +76,7 @@ export class PodWorker {
       () => this.#key,
     );
     this.#stopSignal = new Promise((r) => (this.#stop = r));
+    this.#events = new PodEvents(ctx.events, ctx.nodeName);
     this.#timer = podPhaseTimer(ctx.onPhase, this.#key, this.uid);
     this.#timer.mark('observed');
     const spec = pod.spec;
@@ -152,42 +156,71 @@ export class PodWorker {
   }
 
   async #runContainers(): Promise<void> {
-    this.#startSettled = this.#ctx.startBegun();
-    this.#stageRoots();
     try {
-      const t = this.#timer;
-      // The RuntimeClass read (an API round trip) and the sandbox do not depend on each other:
-      // both at once. The sandbox shows ready only once both succeeded; a missing class leaves
-      // the network made until the Pod is released, as a failed volume does.
-      const [runtime, { network, mountsFor }] = await settleAll([
-        t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod)),
-        preparePodSandbox(this.#ctx, { pod: this.#pod, podDir: this.#podDir, timer: t }),
-      ]);
-      this.#runtime = runtime;
-      this.#network = network;
+      const mountsFor = await this.#setUpSandbox();
+      if (!mountsFor) return;
       this.#status.publishWithin(EARLY_STATUS_MS); // PodReadyToStartContainers, as the accepted one
       if (await this.#runInit(mountsFor)) {
         await Promise.all(
           (this.#pod.spec?.containers ?? []).map((c) => this.#supervise(c, mountsFor, false)),
         );
       }
-    } catch (e) {
-      // Sandbox, runtime class or volume failure: containers wait with the reason.
-      for (const s of this.#slots.values())
-        if (s.record.state.kind === 'waiting')
-          s.record.state = {
-            kind: 'waiting',
-            reason: 'CreateContainerConfigError',
-            message: errorMessage(e),
-          };
-      this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'pod cannot start');
-      this.#startSettled();
-      await this.#publish();
     } finally {
       this.#startSettled();
       // A root still being mounted must be done before the pod's directory is removed.
       await Promise.all([...this.#staged.values()].map((s) => s.settled()));
     }
+  }
+
+  /**
+   * The sandbox, retried as the kubelet retries RunPodSandbox (sandboxRetryMs back-off) until it
+   * is made or termination starts (then undefined). The RuntimeClass read (an API round trip)
+   * and the sandbox do not depend on each other: both at once, both settled before a failure.
+   */
+  async #setUpSandbox(): Promise<((c: Container) => ContainerMounts) | undefined> {
+    for (let failures = 0; !this.#terminating;) {
+      this.#startSettled = this.#ctx.startBegun();
+      this.#stageRoots();
+      try {
+        const t = this.#timer;
+        const [runtime, { network, mountsFor }] = await settleAll([
+          t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod)),
+          preparePodSandbox(this.#ctx, { pod: this.#pod, podDir: this.#podDir, timer: t }),
+        ]);
+        this.#runtime = runtime;
+        this.#network = network;
+        return mountsFor;
+      } catch (e) {
+        await this.#sandboxFailed(e);
+      }
+      const delay = sandboxRetryMs(++failures, this.#ctx.sandboxRetryBaseMs);
+      if (!(await this.#sleep(delay))) return undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * A failed sandbox attempt: what it made goes (network, staged roots, the pod's directory), the
+   * containers wait with the reason, and a FailedCreatePodSandBox warning is written or counted.
+   */
+  async #sandboxFailed(e: unknown): Promise<void> {
+    const message = errorMessage(e);
+    for (const s of this.#slots.values())
+      if (s.record.state.kind === 'waiting')
+        s.record.state = { kind: 'waiting', reason: 'CreateContainerConfigError', message };
+    this.#ctx.log.warn({ pod: this.#key, err: message }, 'pod cannot start, will retry');
+    this.#startSettled();
+    await Promise.all([...this.#staged.values()].map((s) => s.settled()));
+    this.#staged.clear();
+    const released = this.#ctx.releasePod(this.uid).catch((err: unknown) => {
+      this.#ctx.log.warn({ pod: this.#key, err: errorMessage(err) }, 'undoing a sandbox failed');
+    });
+    const event = this.#events
+      .warn(this.#pod, 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${message}`)
+      .then((err) => {
+        if (err) this.#ctx.log.warn({ pod: this.#key, err: err.message }, 'event write failed');
+      });
+    await Promise.all([released, event, this.#publish()]);
   }
 
   /** Mounts the roots of the containers that run first (the first init container, else every app container). */

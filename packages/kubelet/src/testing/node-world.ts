@@ -12,6 +12,7 @@ import { ImageStore } from '../images/image-store.ts';
 import { loadOciLayout } from '../images/oci-layout.ts';
 import { RegistryClient } from '../images/registry-client.ts';
 import { LoopbackPodNetwork } from '../network/loopback-network.ts';
+import type { PodNetwork } from '../network/pod-network.ts';
 import { hostNodeFacts } from '../node/host-facts.ts';
 import { NodeAgent, type NodeAgentOptions } from '../node/node-agent.ts';
 import { bwrapRuntime } from '../runtime/bwrap-runtime.ts';
@@ -43,7 +44,22 @@ export interface NodeWorldOptions {
   /** The first is the default. @default ['runc'] */
   runtimes?: readonly (keyof typeof RUNTIMES)[];
   /** More of the agent's options. */
-  agent?: Pick<NodeAgentOptions, 'pidsLimit' | 'backoffBaseMs' | 'allowHostPath' | 'podDaemon'>;
+  agent?: Pick<
+    NodeAgentOptions,
+    'pidsLimit' | 'backoffBaseMs' | 'sandboxRetryBaseMs' | 'allowHostPath' | 'podDaemon'
+  >;
+  /**
+   * A Pod network other than the loopback one, made in the world's dir, with what the leak
+   * check looks for (its netns, links and nft tables). @default LoopbackPodNetwork
+   */
+  network?: {
+    make(dir: string): PodNetwork;
+    netnsPrefix: string;
+    linkPrefix: string;
+    nftPrefix: string;
+    /** Run after the agent stopped (a bridge network's destroy()). */
+    close(): Promise<void>;
+  };
 }
 
 export interface NodeWorld {
@@ -61,7 +77,7 @@ export interface NodeWorld {
 export async function startNodeWorld(o: NodeWorldOptions): Promise<NodeWorld> {
   const runtimes = o.runtimes ?? ['runc'];
   const nodeName = `node-${o.tag}`;
-  const netnsPrefix = `asb-lo-${o.tag}-`;
+  const netnsPrefix = o.network?.netnsPrefix ?? `asb-lo-${o.tag}-`;
   const cgroupParent = `asb-${o.tag}`;
   const dir = await mkdtemp(join(tmpdir(), `asb-${o.tag}-`));
   let api: TestApiServer | undefined;
@@ -76,15 +92,19 @@ export async function startNodeWorld(o: NodeWorldOptions): Promise<NodeWorld> {
       facts: hostNodeFacts(nodeName),
       runtimes: runtimes.map((r) => RUNTIMES[r](dir)),
       cgroupParent,
-      network: new LoopbackPodNetwork({ prefix: netnsPrefix }),
+      network: o.network?.make(dir) ?? new LoopbackPodNetwork({ prefix: netnsPrefix }),
       images: new ImageService(store, new RegistryClient()),
       dataDir: join(dir, 'node'),
       ...o.agent,
     });
     await agent.start();
-    return world({ api, client, dir, agent, nodeName }, { runtimes, netnsPrefix, cgroupParent });
+    return world(
+      { api, client, dir, agent, nodeName },
+      { runtimes, netnsPrefix, cgroupParent, network: o.network },
+    );
   } catch (err: unknown) {
     await agent?.stop();
+    await o.network?.close();
     await api?.close();
     await rm(dir, { recursive: true, force: true });
     throw err;
@@ -97,6 +117,7 @@ function world(
     runtimes: readonly (keyof typeof RUNTIMES)[];
     netnsPrefix: string;
     cgroupParent: string;
+    network: NodeWorldOptions['network'];
   },
 ): NodeWorld {
   const { api, client, dir, agent } = parts;
@@ -104,11 +125,15 @@ function world(
     ...parts,
     close: async () => {
       await agent.stop();
+      await names.network?.close();
       const leaks = findLeaks({
         dataDir: dir,
         runtimeStateDirs: names.runtimes.map((r) => join(dir, STATE_DIRS[r])),
         netnsPrefix: names.netnsPrefix,
         cgroupParent: names.cgroupParent,
+        ...(names.network
+          ? { linkPrefix: names.network.linkPrefix, nftPrefix: names.network.nftPrefix }
+          : {}),
       });
       await client.close();
       await api.close();

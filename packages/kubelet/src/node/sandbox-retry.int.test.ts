@@ -1,0 +1,172 @@
+// A Pod whose sandbox cannot be made is retried with back-off, as the kubelet retries
+// RunPodSandbox: it stays Pending with the reason and one counted FailedCreatePodSandBox Event,
+// runs (the same Pod) once the cause is gone, and a deletion during the back-off ends the
+// retries with nothing left. Real runc on a real bridge network of this process's own.
+import { CONFIG_MAPS, EVENTS, PODS, type KubeClient } from '@agent-sandbox/kube';
+import type { Event, KubeObject, Pod } from '@agent-sandbox/kube-types';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BridgePodNetwork } from '../network/bridge-network.ts';
+import { TEST_IMAGE, startNodeWorld, type NodeWorld } from '../testing/node-world.ts';
+
+type PodObject = Pod & KubeObject;
+const NAME = `asbr${process.pid % 100_000}`;
+const RETRY_BASE_MS = 300;
+
+let world: NodeWorld | undefined;
+let client: KubeClient;
+let network: BridgePodNetwork | undefined;
+
+beforeAll(async () => {
+  if (spawnSync('runc', ['--version']).status !== 0)
+    throw new Error('runc is missing: apt-get install runc (CI must have it)');
+  world = await startNodeWorld({
+    tag: 'retrytest',
+    agent: { sandboxRetryBaseMs: RETRY_BASE_MS },
+    network: {
+      make: (dir) =>
+        (network = new BridgePodNetwork({
+          stateDir: join(dir, 'net'),
+          podCidr: `10.234.${process.pid % 250}.0/24`,
+          bridge: NAME,
+          prefix: NAME,
+        })),
+      netnsPrefix: `${NAME}-`,
+      linkPrefix: NAME,
+      nftPrefix: `${NAME}_nat`,
+      close: async () => network?.destroy(),
+    },
+  });
+  ({ client } = world);
+});
+
+afterAll(async () => {
+  expect(await world?.close()).toEqual([]);
+});
+
+async function createPod(name: string, configMap: string): Promise<string> {
+  const created = await client.create<PodObject>(PODS, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: 'c',
+          image: TEST_IMAGE,
+          imagePullPolicy: 'IfNotPresent',
+          command: ['sleep', '60'],
+          volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }],
+        },
+      ],
+      volumes: [{ name: 'cfg', configMap: { name: configMap } }],
+    },
+  } as PodObject);
+  return created.metadata?.uid ?? '';
+}
+
+async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const v = await read();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: never happened within ${ms} ms`);
+}
+
+/** The FailedCreatePodSandBox Events about Pod `uid`. */
+async function sandboxEvents(uid: string): Promise<Event[]> {
+  const list = await client.list<Event & KubeObject>(EVENTS, 'default');
+  return list.items.filter(
+    (e) => e.involvedObject.uid === uid && e.reason === 'FailedCreatePodSandBox',
+  );
+}
+
+const pod = (name: string) => client.get<PodObject>(PODS, 'default', name);
+
+it('keeps a Pod whose sandbox fails Pending with one counted event, and runs it once the cause is gone', async () => {
+  const uid = await createPod('retry-cm', 'retry-cm');
+  const events = await until('a repeated FailedCreatePodSandBox event', async () => {
+    const e = await sandboxEvents(uid);
+    return (e[0]?.count ?? 0) >= 2 ? e : undefined;
+  });
+  expect(events).toHaveLength(1); // repeats are counted, not written again
+  expect(events[0]).toMatchObject({
+    type: 'Warning',
+    source: { component: 'kubelet', host: 'node-retrytest' },
+    involvedObject: { kind: 'Pod', name: 'retry-cm', namespace: 'default' },
+  });
+  expect(events[0]?.message).toMatch(/^Failed to create pod sandbox: .*configmap.*retry-cm/i);
+  const pending = await pod('retry-cm');
+  expect(pending.status?.phase).toBe('Pending');
+  expect(pending.status?.containerStatuses?.[0]?.state?.waiting?.message).toMatch(/retry-cm/);
+
+  await client.create(CONFIG_MAPS, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'retry-cm', namespace: 'default' },
+    data: { a: 'b' },
+  } as KubeObject);
+  const running = await until('Running after the ConfigMap exists', async () => {
+    const p = await pod('retry-cm');
+    return p.status?.phase === 'Running' ? p : undefined;
+  });
+  expect(running.metadata?.uid).toBe(uid); // the same Pod, not a new one
+  await removePod('retry-cm');
+});
+
+it('re-creates a bridge another process removed on the retry, and the Pod runs', async () => {
+  await client.create(CONFIG_MAPS, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'bridge-cm', namespace: 'default' },
+    data: { a: 'b' },
+  } as KubeObject);
+  await network?.ensureBridge(); // made (and remembered as made) before it is taken away
+  expect(spawnSync('ip', ['link', 'delete', NAME]).status).toBe(0);
+  const uid = await createPod('retry-bridge', 'bridge-cm');
+  const running = await until('Running after the bridge is made again', async () => {
+    const p = await pod('retry-bridge');
+    return p.status?.phase === 'Running' ? p : undefined;
+  });
+  expect(running.metadata?.uid).toBe(uid);
+  const [event] = await sandboxEvents(uid);
+  expect(event?.message).toContain(`"${NAME}"`); // the attempt that found it gone said so
+  expect(existsSync(`/sys/class/net/${NAME}`)).toBe(true);
+  await removePod('retry-bridge');
+});
+
+it('stops retrying when the Pod is deleted during the back-off, leaving nothing', async () => {
+  const uid = await createPod('retry-gone', 'never-made');
+  await until('a FailedCreatePodSandBox event', async () =>
+    (await sandboxEvents(uid)).length ? true : undefined,
+  );
+  await removePod('retry-gone');
+  const count = (await sandboxEvents(uid))[0]?.count;
+  // Longer than the next few back-offs: a retry still running would bump the count.
+  await new Promise((r) => setTimeout(r, 8 * RETRY_BASE_MS));
+  expect((await sandboxEvents(uid))[0]?.count).toBe(count);
+  expect(readdirSync('/run/netns').filter((n) => n.includes(uid))).toEqual([]);
+  expect(existsSync(join(world?.dir ?? '', 'node', 'pods', uid))).toBe(false);
+  expect(
+    readdirSync('/sys/fs/cgroup').filter((c) =>
+      existsSync(join('/sys/fs/cgroup', c, 'asb-retrytest', `pod${uid}`)),
+    ),
+  ).toEqual([]);
+});
+
+async function removePod(name: string): Promise<void> {
+  await client.delete(PODS, 'default', name);
+  await until(`${name} gone`, async () =>
+    (await pod(name).then(
+      () => false,
+      () => true,
+    ))
+      ? true
+      : undefined,
+  );
+}
