@@ -247,7 +247,12 @@ try {
     copyFileSync(join(dataDir, 'audit.log'), `${base}.audit.log`);
     writeFileSync(`${base}.up.log`, up.output());
   }
-  await rm(dir, { recursive: true, force: true });
+  // A failed round keeps up's data dir (its up.log has every in-sandbox daemon's Start lines).
+  if (failures.length === 0) await rm(dir, { recursive: true, force: true });
+  else {
+    writeFileSync(join(dir, 'daemons.txt'), up.daemonLog(200));
+    log(`kept ${dir} (up.log, daemons.txt) for the failed rounds`);
+  }
 }
 
 const p = (k: string, q: 'p50' | 'p99'): number => result[k]?.[q] ?? NaN;
@@ -313,3 +318,10 @@ writeBarsPng(
   })),
 );
 console.log(`\n${base}.json\n${base}.png`);
+
+// A run that should be over but is still alive says what holds it (a failed round once left one).
+setTimeout(() => {
+  log(
+    `still running 10 s after the report; active: ${process.getActiveResourcesInfo().join(', ')}`,
+  );
+}, 10_000).unref();

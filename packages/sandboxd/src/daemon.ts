@@ -11,6 +11,7 @@ import { createRestHandler, restError } from './rest-server.ts';
 import { serveGrpc } from './grpc/grpc-server.ts';
 import { ProcessTable } from './process/process-table.ts';
 import { dialNodeExec } from './node-exec/dialer.ts';
+import { watchLoopStalls } from './loop-stalls.ts';
 
 export interface SandboxdHandle {
   root: string;
@@ -65,6 +66,10 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
       return undefined;
     }
   };
+  if (o.logLevel === 'debug') {
+    const stop = watchLoopStalls((msg, fields) => o.log(msg, { level: 'debug', ...fields }));
+    closers.push(async () => stop());
+  }
   try {
     if (o.restPort >= 0) {
       const rest = await bind('rest', o.restPort, () =>

@@ -175,6 +175,36 @@ describe("--log-level debug: each Start's timeline", () => {
     }
   });
 
+  it('logs an event loop held past 1 s with how late it was, and nothing at info', async () => {
+    const lines: { msg: string; fields: Record<string, unknown> }[] = [];
+    const quiet: string[] = [];
+    const debug = await startTestDaemon({
+      restPort: -1,
+      legacyPort: -1,
+      logLevel: 'debug',
+      log: (msg, fields) => lines.push({ msg, fields }),
+    });
+    const info = await startTestDaemon({
+      restPort: -1,
+      legacyPort: -1,
+      log: (msg) => quiet.push(msg),
+    });
+    try {
+      const until = Date.now() + 1500;
+      while (Date.now() < until); // the daemons' loop (this process's) is held
+      await new Promise((r) => setTimeout(r, 600));
+      const stalls = lines.filter((l) => l.msg === 'event loop stalled');
+      expect(stalls.length).toBeGreaterThanOrEqual(1);
+      expect(stalls[0]!.fields).toMatchObject({ level: 'debug' });
+      expect(stalls[0]!.fields['lateMs']).toBeGreaterThanOrEqual(1000);
+      expect(Date.parse(String(stalls[0]!.fields['since']))).toBeLessThan(until - 1000);
+      expect(quiet).not.toContain('event loop stalled');
+    } finally {
+      await debug.stop();
+      await info.stop();
+    }
+  });
+
   it('refuses another level, naming the flag', () => {
     expect(parseFlags(['--log-level', 'debug'])).toEqual({ logLevel: 'debug' });
     expect(() => withDefaults(parseFlags(['--log-level=trace']))).toThrow(
