@@ -25,6 +25,8 @@ export interface ClaimTarget {
   target: TestTarget;
   client: KubeClient;
   namespace: string;
+  /** `namespace` first, then the others the manager also sees (openClaimTarget's `count`). */
+  namespaces: string[];
   /** A scratch directory, removed by close(). */
   dir: string;
   /** What the manager child process connects to. */
@@ -55,23 +57,30 @@ async function installCrds(client: KubeClient, namespace: string): Promise<void>
   }
 }
 
-export async function openClaimTarget(target: TestTarget, prefix: string): Promise<ClaimTarget> {
+/** `count` fresh namespaces (the first is `namespace`), all in the manager's scope. */
+export async function openClaimTarget(
+  target: TestTarget,
+  prefix: string,
+  count = 1,
+): Promise<ClaimTarget> {
   const handle = await connectTarget(target);
-  const namespace = `${prefix}-${randomBytes(4).toString('hex')}`;
+  const namespaces = Array.from(
+    { length: count },
+    () => `${prefix}-${randomBytes(4).toString('hex')}`,
+  );
+  const namespace = namespaces[0] ?? '';
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const config = kubeConfigFromFile(handle.kubeconfigPath);
   const client = new KubeClient({ config });
-  await client.create(NAMESPACES, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: namespace },
-  });
+  for (const name of namespaces)
+    await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   if (target === 'cluster') await installCrds(client, namespace);
   const { kubeconfigPath: managerKubeconfig, proxy } = await managerConnection({
     handle,
     admin: client,
     adminConfig: config,
     namespace,
+    others: namespaces.slice(1),
     extensions: true,
     dir,
   });
@@ -79,6 +88,7 @@ export async function openClaimTarget(target: TestTarget, prefix: string): Promi
     target,
     client,
     namespace,
+    namespaces,
     dir,
     managerKubeconfig,
     managerConfig: kubeConfigFromFile(managerKubeconfig),
@@ -86,7 +96,8 @@ export async function openClaimTarget(target: TestTarget, prefix: string): Promi
     close: async () => {
       await proxy?.close();
       if (target === 'cluster')
-        await client.delete(NAMESPACES, undefined, namespace).catch(() => undefined);
+        for (const name of namespaces)
+          await client.delete(NAMESPACES, undefined, name).catch(() => undefined);
       await client.close();
       await handle.close();
       rmSync(dir, { recursive: true, force: true });

@@ -23,6 +23,8 @@ export async function managerConnection(o: {
   admin: KubeClient;
   adminConfig: KubeConfig;
   namespace: string;
+  /** More namespaces the manager sees (bound and let through the gateway). */
+  others?: readonly string[];
   /** The extension controllers' role too (`--extensions`). */
   extensions: boolean;
   /** Where the kubeconfig (and the gateway's) are written. */
@@ -30,10 +32,11 @@ export async function managerConnection(o: {
 }): Promise<ManagerConnection> {
   const config = await controllerConfig(o.admin, o.adminConfig, o.namespace, {
     extensions: o.extensions,
+    alsoIn: o.others ?? [],
     ...(o.handle.controllerUser ? { embeddedUser: o.handle.controllerUser } : {}),
   });
   if (o.handle.target === 'cluster') {
-    const proxy = await startNamespaceProxy(config, o.namespace, o.dir);
+    const proxy = await startNamespaceProxy(config, [o.namespace, ...(o.others ?? [])], o.dir);
     return { kubeconfigPath: proxy.kubeconfigPath, proxy };
   }
   const kubeconfigPath = join(o.dir, 'manager.kubeconfig');

@@ -2,7 +2,7 @@
 // child process. The manager (like upstream's) has no namespace flag, so on the shared cluster it
 // would reconcile every engineer's Sandboxes; this gateway rewrites its cluster-wide list and
 // watch requests of the kinds it caches to the test namespace, and forwards everything else
-// unchanged with the admin credentials. Responses stream through untouched (watches included).
+// unchanged with the admin credentials (namespace-fanout.ts when it sees several). Responses stream through untouched (watches included).
 import type { KubeConfig } from '@agent-sandbox/kube';
 import { writeFileSync } from 'node:fs';
 import {
@@ -16,10 +16,14 @@ import {
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fanOut } from './namespace-fanout.ts';
 
 /** Collections the manager lists and watches across all namespaces. */
 const SCOPED =
   /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/(pods|services|persistentvolumeclaims|sandboxes|events|sandboxclaims|sandboxwarmpools|sandboxtemplates|networkpolicies)(?=\?|$)/;
+
+/** Whether `path` is a cluster-wide collection the manager caches. */
+export const isScoped = (path: string): boolean => SCOPED.test(path);
 
 /** `/api/v1/pods?watch=1` → `/api/v1/namespaces/<ns>/pods?watch=1`; other paths unchanged. */
 export function scopePath(path: string, namespace: string): string {
@@ -37,7 +41,7 @@ export interface NamespaceProxy {
 /** Sends `req`'s method and headers to `path` on the upstream API server, with its credentials. */
 export function upstreamRequest(
   upstream: KubeConfig,
-  req: IncomingMessage,
+  req: Pick<IncomingMessage, 'headers' | 'method'>,
   path: string,
   onAnswer: (answer: IncomingMessage) => void,
 ): ClientRequest {
@@ -96,12 +100,16 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
+/** The gateway for `namespaces` (the first names the kubeconfig's context). */
 export async function startNamespaceProxy(
   upstream: KubeConfig,
-  namespace: string,
+  namespaces: readonly string[],
   dir: string,
 ): Promise<NamespaceProxy> {
+  const namespace = namespaces[0] ?? '';
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    if (namespaces.length > 1 && req.method === 'GET' && isScoped(req.url ?? '/'))
+      return fanOut(upstream, req, res, namespaces);
     const path = req.method === 'GET' ? scopePath(req.url ?? '/', namespace) : (req.url ?? '/');
     const out = upstreamRequest(upstream, req, path, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);

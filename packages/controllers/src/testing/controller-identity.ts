@@ -90,13 +90,15 @@ async function bindEmbeddedUser(
 }
 
 /**
- * A cluster's way: upstream's ClusterRoles bound by RoleBindings in `ns` (narrower still than
- * the ClusterRoleBindings a deployment has) to a fresh ServiceAccount; returns its token.
+ * A cluster's way: upstream's ClusterRoles bound by RoleBindings in `ns` and `alsoIn` (narrower
+ * still than the ClusterRoleBindings a deployment has) to a fresh ServiceAccount in `ns`; returns
+ * its token.
  */
 async function bindServiceAccount(
   admin: KubeClient,
   ns: string,
   roles: readonly ClusterRoleManifest[],
+  alsoIn: readonly string[],
 ): Promise<string> {
   for (const role of roles) await ensureClusterRole(admin, role);
   await admin.create(SERVICE_ACCOUNTS, {
@@ -104,15 +106,16 @@ async function bindServiceAccount(
     kind: 'ServiceAccount',
     metadata: { name: CONTROLLER_SERVICE_ACCOUNT, namespace: ns },
   });
-  for (const role of roles)
-    await admin.create(ROLE_BINDINGS, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      // RoleBinding names are path segments too: `upstream:…` is kube-valid (and ours).
-      metadata: { name: role.metadata.name, namespace: ns },
-      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role.metadata.name },
-      subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_SERVICE_ACCOUNT, namespace: ns }],
-    } as KubeObject);
+  for (const bound of [ns, ...alsoIn])
+    for (const role of roles)
+      await admin.create(ROLE_BINDINGS, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        // RoleBinding names are path segments too: `upstream:…` is kube-valid (and ours).
+        metadata: { name: role.metadata.name, namespace: bound },
+        roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role.metadata.name },
+        subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_SERVICE_ACCOUNT, namespace: ns }],
+      } as KubeObject);
   const issued = (await admin.request(
     'POST',
     `/api/v1/namespaces/${ns}/serviceaccounts/${CONTROLLER_SERVICE_ACCOUNT}/token`,
@@ -136,7 +139,12 @@ export async function controllerConfig(
   admin: KubeClient,
   adminConfig: KubeConfig,
   ns: string,
-  options: { extensions?: boolean; embeddedUser?: { username: string; token: string } } = {},
+  options: {
+    extensions?: boolean;
+    embeddedUser?: { username: string; token: string };
+    /** More namespaces the ServiceAccount is bound in (the embedded user's roles are cluster-wide). */
+    alsoIn?: readonly string[];
+  } = {},
 ): Promise<KubeConfig> {
   const extensions = options.extensions === true;
   const token = options.embeddedUser
@@ -145,7 +153,7 @@ export async function controllerConfig(
         options.embeddedUser,
         extensions ? [CONTROLLER_CLUSTER_ROLE, EXTENSIONS_CLUSTER_ROLE] : [CONTROLLER_CLUSTER_ROLE],
       )
-    : await bindServiceAccount(admin, ns, upstreamRoles(extensions));
+    : await bindServiceAccount(admin, ns, upstreamRoles(extensions), options.alsoIn ?? []);
   const config: KubeConfig = {
     server: adminConfig.server,
     namespace: adminConfig.namespace,
@@ -159,26 +167,27 @@ export async function controllerConfig(
   const client = new KubeClient({ config });
   try {
     // kube-apiserver's authorizer reads informer caches: wait until the binding applies.
-    await eventually(async () => {
-      const review = (await client.request(
-        'POST',
-        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-        {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: {
-            resourceAttributes: {
-              verb: 'list',
-              group: 'agents.x-k8s.io',
-              resource: 'sandboxes',
-              namespace: ns,
+    for (const bound of [ns, ...(options.alsoIn ?? [])])
+      await eventually(async () => {
+        const review = (await client.request(
+          'POST',
+          '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+          {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: {
+              resourceAttributes: {
+                verb: 'list',
+                group: 'agents.x-k8s.io',
+                resource: 'sandboxes',
+                namespace: bound,
+              },
             },
           },
-        },
-      )) as { status: { allowed: boolean } };
-      if (!review.status.allowed) throw new Error('controller binding not effective yet');
-      return true;
-    }, 30_000);
+        )) as { status: { allowed: boolean } };
+        if (!review.status.allowed) throw new Error('controller binding not effective yet');
+        return true;
+      }, 30_000);
   } finally {
     await client.close();
   }
