@@ -3,8 +3,8 @@
 // route is the bridge address, and traffic leaving the pod CIDR is masqueraded. Pods and the host
 // reach each other directly. NetworkPolicy is enforced by policy/ on the same bridge.
 import { createHash } from 'node:crypto';
-import { access, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, readdir, readlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { runCommand } from '../host/run-command.ts';
 import { ip, ipBatch, nft, sysctl } from './host-commands.ts';
 import { Ipam, macOfIp, numberToIp } from './ipam.ts';
@@ -179,8 +179,11 @@ export class BridgePodNetwork implements PodNetwork {
   async #setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus> {
     if (this.ipam.lookup(pod.uid) === undefined) {
       const ahead = this.#pool.take();
-      if (ahead && this.ipam.rekey(ahead.key, pod.uid))
-        return this.#status(pod, this.names(ahead.key), ahead.ip);
+      // One made on a bridge since removed is detached: the path below makes it again.
+      if (ahead && this.ipam.rekey(ahead.key, pod.uid)) {
+        const n = this.names(ahead.key);
+        if (await this.#onBridge(n.hostVeth)) return this.#status(pod, n, ahead.ip);
+      }
     }
     const netns = await this.#netnsNames();
     const n = this.#namesOf(pod.uid, netns);
@@ -266,6 +269,12 @@ export class BridgePodNetwork implements PodNetwork {
       host.code === 0 &&
       host.stdout.includes(`master ${this.bridge}`)
     );
+  }
+
+  /** Whether host veth `veth` is a port of the bridge (sysfs: no `ip` spawned on this path). */
+  async #onBridge(veth: string): Promise<boolean> {
+    const master = await readlink(`/sys/class/net/${veth}/master`).catch(() => '');
+    return basename(master) === this.bridge;
   }
 
   /** Removes `n`; `netnsMade` from the caller's read of /run/netns (once per set-up or teardown). */

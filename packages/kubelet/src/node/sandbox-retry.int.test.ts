@@ -6,6 +6,7 @@ import { CONFIG_MAPS, EVENTS, PODS, type KubeClient } from '@agent-sandbox/kube'
 import type { Event, KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BridgePodNetwork } from '../network/bridge-network.ts';
@@ -32,6 +33,7 @@ beforeAll(async () => {
           podCidr: `10.234.${process.pid % 250}.0/24`,
           bridge: NAME,
           prefix: NAME,
+          poolSize: 1, // as up keeps some: a made-ahead network is on the bridge that goes
         })),
       netnsPrefix: `${NAME}-`,
       linkPrefix: NAME,
@@ -126,7 +128,8 @@ it('re-creates a bridge another process removed on the retry, and the Pod runs',
     metadata: { name: 'bridge-cm', namespace: 'default' },
     data: { a: 'b' },
   } as KubeObject);
-  await network?.ensureBridge(); // made (and remembered as made) before it is taken away
+  // Made (and remembered as made), with a network made ahead on it, before it is taken away.
+  await until('a network made ahead', async () => ((network?.pooled ?? 0) > 0 ? true : undefined));
   expect(spawnSync('ip', ['link', 'delete', NAME]).status).toBe(0);
   const uid = await createPod('retry-bridge', 'bridge-cm');
   const running = await until('Running after the bridge is made again', async () => {
@@ -136,7 +139,9 @@ it('re-creates a bridge another process removed on the retry, and the Pod runs',
   expect(running.metadata?.uid).toBe(uid);
   const [event] = await sandboxEvents(uid);
   expect(event?.message).toContain(`"${NAME}"`); // the attempt that found it gone said so
-  expect(existsSync(`/sys/class/net/${NAME}`)).toBe(true);
+  // The Pod's network is on the new bridge: its address answers from the host (a refused
+  // connection; a network left off the bridge does not answer at all).
+  expect(await answer(running.status?.podIP ?? '')).toBe('ECONNREFUSED');
   await removePod('retry-bridge');
 });
 
@@ -158,6 +163,17 @@ it('stops retrying when the Pod is deleted during the back-off, leaving nothing'
     ),
   ).toEqual([]);
 });
+
+/** How a TCP connection to port 1 of `ip` ends: its error code, or 'timeout'. */
+function answer(ip: string): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const socket = connect({ host: ip, port: 1, timeout: 5000 });
+    socket.once('connect', () => resolve('connected'));
+    socket.once('timeout', () => resolve('timeout'));
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+    socket.once('close', () => socket.destroy());
+  });
+}
 
 async function removePod(name: string): Promise<void> {
   await client.delete(PODS, 'default', name);
