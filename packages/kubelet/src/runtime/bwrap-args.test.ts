@@ -186,5 +186,6 @@ describe('bwrapExecArgs', () => {
     expect(view(exec)).toEqual(view(start));
     expect(exec.slice(exec.indexOf('--') + 1)).toEqual(['ls', '/']);
     expect(bwrapExecArgs(spec, ['sh'], true, opts)).not.toContain('--new-session');
+    expect(exec).not.toContain('--die-with-parent'); // racy under --pidns (bwrap-runtime.int)
   });
 });

@@ -225,6 +225,11 @@ function processArgs(spec: BwrapSpec, argv: readonly string[], o: BwrapArgsOptio
  * caller adds both): bwrap builds the same filesystem view again from the same host paths (the
  * overlay root and volumes are shared, so files are too), with the container's capabilities, user,
  * environment and working directory.
+ *
+ * No `--die-with-parent` here: under `--pidns` bwrap forks an intermediate that exits at once,
+ * and the command arms its parent-death signal while that intermediate may still be exiting (a
+ * loaded machine delays it): its exit then SIGKILLs the command before it runs — exit 137, no
+ * output. Without the flag an exec's command outlives a killed exec process, as `runc exec`'s does.
  */
 export function bwrapExecArgs(
   spec: BwrapSpec,
@@ -232,5 +237,5 @@ export function bwrapExecArgs(
   tty: boolean,
   o: BwrapArgsOptions,
 ): string[] {
-  return ['--die-with-parent', ...(tty ? [] : ['--new-session']), ...processArgs(spec, argv, o)];
+  return [...(tty ? [] : ['--new-session']), ...processArgs(spec, argv, o)];
 }

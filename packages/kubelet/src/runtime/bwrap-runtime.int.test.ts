@@ -99,9 +99,37 @@ describe('BwrapRuntime exec exits', () => {
       encoding: 'utf8',
     }).trim();
     process.kill(Number(host), 'SIGKILL');
-    // --die-with-parent: the command goes with the bwrap that was killed.
     expect(await held.exited).toEqual({ exitCode: 137, signal: 'SIGKILL' });
     await rt.remove('exits');
     expect((await c.exited).exitCode).toBe(137);
+  });
+});
+
+describe('BwrapRuntime exec while bwrap --pidns is slow to shed its intermediate', () => {
+  it('runs the command: no parent-death signal fires when the intermediate process exits late', async () => {
+    const rt = new BwrapRuntime({ stateDir: join(dir, 'state4') });
+    const c = await rt.start({ id: 'late', bundleDir: bundle, stdin: false });
+    await until(() => rt.isRunning('late'));
+    const cmd = rt.execCommand('late', ['sh', '-c', 'sleep 1; echo hi'], { tty: false });
+    // strace holds every exit_group for 0.5 s: the intermediate bwrap forks for --pidns exits
+    // late, as a loaded machine can make it, after the command's setup is done.
+    const traced = {
+      file: 'strace',
+      args: ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=exit_group'],
+      env: cmd.env,
+    };
+    traced.args.push('-e', 'inject=exit_group:delay_enter=500000', cmd.file, ...cmd.args);
+    const p = await spawnStreamProcess(traced, {
+      stdin: false,
+      stdout: true,
+      stderr: false,
+      tty: false,
+    });
+    let out = '';
+    p.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    expect(await p.exited).toEqual({ exitCode: 0 });
+    expect(out).toBe('hi\n');
+    await rt.remove('late');
+    await c.exited;
   });
 });
