@@ -15,4 +15,10 @@ describe('stalledStart: what a Start with no init frame waited for', () => {
   ])('connected after %s ms', (connectedAfterMs, what) => {
     expect(stalledStart(target, 'echo hi', connectedAfterMs)).toBe(`sandbox box: ${what} ${tail}`);
   });
+
+  it("names the channel's state when it never connected", () => {
+    expect(stalledStart(target, 'echo hi', undefined, 'TRANSIENT_FAILURE')).toBe(
+      `sandbox box: no connection to its daemon at 10.0.0.4:9090 within 10000 ms (channel TRANSIENT_FAILURE) ${tail}`,
+    );
+  });
 });

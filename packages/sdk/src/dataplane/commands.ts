@@ -78,17 +78,21 @@ export class SandboxCommands implements Commands {
  * The message for a Start that got no `init` frame within the connect deadline: the daemon is
  * unreachable (no HTTP/2 connection), or connected and silent — and then since when, as the
  * deadline counts from sending Start and a slow connect spends part of it. Either way, waiting
- * out the command's own time limit would only hide it.
+ * out the command's own time limit would only hide it. With no connection, the channel's state
+ * then says which: CONNECTING (no TCP answer or no HTTP/2 handshake yet) or TRANSIENT_FAILURE
+ * (refused or reset, in grpc-js's back-off).
  */
 export function stalledStart(
   target: Pick<GrpcTarget, 'address' | 'sandboxName' | 'connectTimeoutMs'>,
   command: string,
   connectedAfterMs: number | undefined,
+  channelState?: string,
 ): string {
   const within = `within ${target.connectTimeoutMs} ms`;
+  const state = channelState ? ` (channel ${channelState})` : '';
   const what =
     connectedAfterMs === undefined
-      ? `no connection to its daemon at ${target.address} ${within}`
+      ? `no connection to its daemon at ${target.address} ${within}${state}`
       : connectedAfterMs === 0
         ? `its daemon at ${target.address} is connected but did not start the command ${within}`
         : `its daemon at ${target.address} connected after ${connectedAfterMs} ms but did not start the command ${within}`;
@@ -157,7 +161,8 @@ async function start(
     connectedAfterMs ??= ms;
   });
   const startDeadline = setTimeout(() => {
-    stalled = stalledStart(target, command, connectedAfterMs);
+    const state = grpc.connectivityState[client.getChannel().getConnectivityState(false)];
+    stalled = stalledStart(target, command, connectedAfterMs, state);
     call.cancel();
   }, target.connectTimeoutMs);
   let onPid: (pid: number) => void = () => undefined;

@@ -82,7 +82,7 @@ describe('commands.run against a daemon that does not answer', () => {
       const err = await handle.commands.run('echo hi').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ConnectionError);
       expect((err as ConnectionError).message).toBe(
-        `sandbox ${sandbox.sandboxName}: no connection to its daemon at 127.0.0.1:${mutePort} within 1000 ms (echo hi); check it with sandbox.info() or agent-sandbox get ${sandbox.sandboxName}, or raise connectTimeoutMs`,
+        `sandbox ${sandbox.sandboxName}: no connection to its daemon at 127.0.0.1:${mutePort} within 1000 ms (channel CONNECTING) (echo hi); check it with sandbox.info() or agent-sandbox get ${sandbox.sandboxName}, or raise connectTimeoutMs`,
       );
     } finally {
       await handle.close();
