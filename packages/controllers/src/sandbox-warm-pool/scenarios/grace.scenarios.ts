@@ -9,7 +9,7 @@
 // their state, as a scheduler would.
 import { EVENTS, PODS, isNotFound } from '@agent-sandbox/kube';
 import type { Event, KubeObject, Pod } from '@agent-sandbox/kube-types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
 import {
   SANDBOX_TEMPLATES,
@@ -34,7 +34,6 @@ import {
   SCRIPTED_SCHEDULER,
   TEST_FINALIZER,
   eventually,
-  openScenarioWorld,
   runningPodStatus,
   setPodStatus,
   testPodTemplate,
@@ -42,6 +41,7 @@ import {
   type ScenarioWorld,
 } from '../../testing/harness.ts';
 import { PoolPasses, type PoolPassSettings } from '../../testing/pool-passes.ts';
+import { poolPassWorld } from './pool-pass-world.ts';
 
 const SLACK_MS = 2_000; // added to a grace deadline (§13.2 step 5)
 const WAIT_MS = 60_000;
@@ -75,14 +75,7 @@ export function defineGraceScenarios(target: TestTarget): void {
   describe(`SandboxWarmPool readiness grace, single passes on a hand-moved clock (${target})`, () => {
     let world: ScenarioWorld;
     let ip = 0;
-    const opened: PoolPasses[] = [];
-    beforeAll(async () => {
-      world = await openScenarioWorld(target);
-    });
-    afterAll(async () => {
-      for (const p of opened) p.close();
-      await world?.close();
-    });
+    const passes = poolPassWorld(target, (w) => (world = w));
 
     interface Setup {
       p: PoolPasses;
@@ -105,8 +98,7 @@ export function defineGraceScenarios(target: TestTarget): void {
       );
       const pool = await createPool(world, newPool(world.ns, name, `tpl-${name}`, { replicas }));
       const clock = new HandMovedClock();
-      const p = await PoolPasses.open(world, { settings: { clock, random: () => 0, ...settings } });
-      opened.push(p);
+      const p = await passes({ settings: { clock, random: () => 0, ...settings } });
       await eventually(
         () =>
           p.informers
@@ -231,10 +223,7 @@ export function defineGraceScenarios(target: TestTarget): void {
         expect(left(b)).toBeLessThan(left(c));
         expect(await p.pass('young')).toEqual({ requeueAfterMs: left(b) });
         // The same pass with the largest jitter draw: later, never more than +50%.
-        const jittered = await PoolPasses.open(world, {
-          settings: { clock, random: () => 0.999 },
-        });
-        opened.push(jittered);
+        const jittered = await passes({ settings: { clock, random: () => 0.999 } });
         await jittered.cacheHas('young', 3);
         await settled(jittered, nameOf(c), () => true);
         const most = await jittered.pass('young');

@@ -6,7 +6,7 @@
 // members is the test's or one of its passes'.
 import { Labels, nameHash } from '@agent-sandbox/api';
 import { ApiError } from '@agent-sandbox/kube';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
 import {
   SANDBOX_CLAIMS,
@@ -28,35 +28,16 @@ import {
   newPool,
   newTemplate,
 } from '../../testing/extensions.ts';
-import {
-  eventually,
-  gone,
-  openScenarioWorld,
-  scriptedSandbox,
-  type ScenarioWorld,
-} from '../../testing/harness.ts';
+import { eventually, gone, scriptedSandbox, type ScenarioWorld } from '../../testing/harness.ts';
 import { PoolPasses, unprivilegedClient } from '../../testing/pool-passes.ts';
+import { poolPassWorld } from './pool-pass-world.ts';
 
 const DRAIN = 'test.agent-sandbox.dev/drain';
 
 export function definePoolPassScenarios(target: TestTarget): void {
   describe(`SandboxWarmPool single passes on a lagging cache (${target})`, () => {
     let world: ScenarioWorld;
-    const opened: PoolPasses[] = [];
-    beforeAll(async () => {
-      world = await openScenarioWorld(target);
-    });
-    afterAll(async () => {
-      for (const p of opened) p.close();
-      await world?.close();
-    });
-    const passes = async (
-      options: Parameters<typeof PoolPasses.open>[1] = {},
-    ): Promise<PoolPasses> => {
-      const p = await PoolPasses.open(world, options);
-      opened.push(p);
-      return p;
-    };
+    const passes = poolPassWorld(target, (w) => (world = w));
     /** Template and pool on the server, and a pool-passes instance that has seen both. */
     const setUp = async (
       pool: string,

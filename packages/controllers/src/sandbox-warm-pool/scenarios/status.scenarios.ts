@@ -6,7 +6,7 @@
 // only when the test says so.
 import { PODS, type KubeClient } from '@agent-sandbox/kube';
 import { FakeClock } from '@agent-sandbox/kube/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestTarget } from '../../testing/target.ts';
 import { SANDBOX_WARM_POOLS, type PoolObject } from '../../extensions/resources.ts';
 import { createPool, createTemplate, newPool, newTemplate } from '../../testing/extensions.ts';
@@ -14,12 +14,12 @@ import {
   SCRIPTED_SCHEDULER,
   eventually,
   markPodRunning,
-  openScenarioWorld,
   runningPodStatus,
   testPodTemplate,
   type ScenarioWorld,
 } from '../../testing/harness.ts';
 import { PoolPasses, countingClient, type PoolPassSettings } from '../../testing/pool-passes.ts';
+import { poolPassWorld } from './pool-pass-world.ts';
 import { Annotations } from '@agent-sandbox/api';
 import { isSandboxReady } from '../plan.ts';
 
@@ -28,14 +28,7 @@ const INTERVAL_MS = 10_000;
 export function definePoolStatusScenarios(target: TestTarget): void {
   describe(`SandboxWarmPool status writes (${target})`, () => {
     let world: ScenarioWorld;
-    const opened: PoolPasses[] = [];
-    beforeAll(async () => {
-      world = await openScenarioWorld(target);
-    });
-    afterAll(async () => {
-      for (const p of opened) p.close();
-      await world?.close();
-    });
+    const passes = poolPassWorld(target, (w) => (world = w));
     const scripted = {
       podTemplate: {
         ...testPodTemplate(),
@@ -50,8 +43,7 @@ export function definePoolStatusScenarios(target: TestTarget): void {
       const paced = options.settings?.statusIntervalMs !== undefined;
       await createTemplate(world, newTemplate(world.ns, `tpl-${pool}`, paced ? scripted : {}));
       await createPool(world, newPool(world.ns, pool, `tpl-${pool}`, { replicas }));
-      const p = await PoolPasses.open(world, options);
-      opened.push(p);
+      const p = await passes(options);
       await eventually(() =>
         p.informers.getInformer<PoolObject>(SANDBOX_WARM_POOLS).cache.get(`${world.ns}/${pool}`),
       );
