@@ -5,7 +5,6 @@
 // eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
-import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,9 +18,8 @@ import { findLeaks } from '../testing/leak-check.ts';
 import { restartableAgent, type AgentChildOptions } from '../testing/restartable-agent.ts';
 import { buildTestImage } from '../testing/test-image.ts';
 import type { NodeAgent } from './node-agent.ts';
+import { TEST_IMAGE as IMAGE, testPod, type PodObject } from '../testing/test-pod.ts';
 
-type PodObject = Pod & KubeObject;
-const IMAGE = 'localhost/test/busybox:v1';
 const CHILD = fileURLToPath(new URL('../testing/agent-child.ts', import.meta.url));
 const MARK = `asb-restart-${process.pid}`;
 
@@ -105,23 +103,14 @@ it('a successor agent removes what a killed agent left and runs its Pods again',
   const child = await startChild();
   const names = ['r1', 'r2'];
   for (const name of names)
-    await client.create(PODS, {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, namespace: 'default' },
-      spec: {
-        terminationGracePeriodSeconds: 1,
-        containers: [
-          {
-            name: 'c',
-            image: IMAGE,
-            imagePullPolicy: 'Never',
-            // The mark in argv lets the test find the container's process on the host.
-            command: ['sh', '-c', `while :; do sleep 1; done # ${MARK}`],
-          },
-        ],
-      },
-    } as PodObject);
+    await client.create(
+      PODS,
+      testPod(name, {
+        imagePullPolicy: 'Never',
+        // The mark in argv lets the test find the container's process on the host.
+        command: ['sh', '-c', `while :; do sleep 1; done # ${MARK}`],
+      }),
+    );
   const before = await Promise.all(names.map((n) => running(n, 0)));
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));

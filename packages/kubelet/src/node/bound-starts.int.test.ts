@@ -5,7 +5,6 @@
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
 import { holdWatches, type HeldWatches } from '@agent-sandbox/kube/testing';
-import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,9 +21,8 @@ import { buildTestImage } from '../testing/test-image.ts';
 import { hostNodeFacts } from './host-facts.ts';
 import { NodeAgent } from './node-agent.ts';
 import type { PodPhase } from './pod-phases.ts';
+import { TEST_IMAGE as IMAGE, testPod, type PodObject } from '../testing/test-pod.ts';
 
-type PodObject = Pod & KubeObject;
-const IMAGE = 'localhost/test/busybox:v1';
 const NETNS_PREFIX = 'asb-lo-boundtest-';
 const CGROUPS = 'asb-boundtest';
 
@@ -91,17 +89,7 @@ async function startAgent(node: string, boundPodReadMs: number) {
 }
 
 async function createPod(name: string): Promise<void> {
-  await client.create(PODS, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      containers: [
-        { name: 'app', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '60'] },
-      ],
-    },
-  } as PodObject);
+  await client.create(PODS, testPod(name, { name: 'app' }));
 }
 
 async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 20_000): Promise<T> {

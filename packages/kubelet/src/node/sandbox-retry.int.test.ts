@@ -3,16 +3,16 @@
 // runs (the same Pod) once the cause is gone, and a deletion during the back-off ends the
 // retries with nothing left. Real runc on a real bridge network of this process's own.
 import { CONFIG_MAPS, EVENTS, PODS, type KubeClient } from '@agent-sandbox/kube';
-import type { Event, KubeObject, Pod } from '@agent-sandbox/kube-types';
+import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BridgePodNetwork } from '../network/bridge-network.ts';
-import { TEST_IMAGE, startNodeWorld, type NodeWorld } from '../testing/node-world.ts';
+import { startNodeWorld, type NodeWorld } from '../testing/node-world.ts';
+import { testPod, type PodObject } from '../testing/test-pod.ts';
 
-type PodObject = Pod & KubeObject;
 const NAME = `asbr${process.pid % 100_000}`;
 const RETRY_BASE_MS = 300;
 
@@ -49,24 +49,14 @@ afterAll(async () => {
 });
 
 async function createPod(name: string, configMap: string): Promise<string> {
-  const created = await client.create<PodObject>(PODS, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      containers: [
-        {
-          name: 'c',
-          image: TEST_IMAGE,
-          imagePullPolicy: 'IfNotPresent',
-          command: ['sleep', '60'],
-          volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }],
-        },
-      ],
-      volumes: [{ name: 'cfg', configMap: { name: configMap } }],
-    },
-  } as PodObject);
+  const created = await client.create<PodObject>(
+    PODS,
+    testPod(
+      name,
+      { volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] },
+      { volumes: [{ name: 'cfg', configMap: { name: configMap } }] },
+    ),
+  );
   return created.metadata?.uid ?? '';
 }
 

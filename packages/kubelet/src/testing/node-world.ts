@@ -19,10 +19,10 @@ import { bwrapRuntime } from '../runtime/bwrap-runtime.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import { runcRuntime, runscRuntime } from '../runtime/runc-runtime.ts';
 import { findLeaks } from './leak-check.ts';
+import { TEST_IMAGE } from './test-pod.ts';
 import { buildTestImage } from './test-image.ts';
 
-/** The test image's name in the world's image store (never pulled). */
-export const TEST_IMAGE = 'localhost/test/busybox:v1';
+export { TEST_IMAGE };
 
 const RUNTIMES = {
   runc: (dir: string) => runcRuntime(join(dir, 'runc')),
