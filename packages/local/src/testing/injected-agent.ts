@@ -38,8 +38,8 @@ export interface InjectedAgentWorld {
   daemon: PodDaemon;
   /** The Node's name (`node-<name>`). */
   nodeName: string;
-  /** The uids of the Pods a suite made: other suites run agents at once, only these are ours. */
-  podUids: string[];
+  /** The agent's own cgroup parent (`asb-<name>`): no other agent on the machine uses it. */
+  cgroupParent: string;
   /** Stops everything and removes the dir; answers what the leak check found of this world. */
   stop(): Promise<string[]>;
 }
@@ -51,13 +51,18 @@ export interface InjectedAgentOptions {
   allowHostPath?: boolean;
 }
 
-/** `name` names the node (`node-<name>`), the temp dir and the netns prefix (`asb-lo-<name>-`). */
+/**
+ * `name` names the node (`node-<name>`), the temp dir, the netns prefix (`asb-lo-<name>-`) and
+ * the cgroup parent (`asb-<name>`, as `up` and bench:node give each agent its own): suites run
+ * agents at once, and an agent cleans its whole parent at start and stop.
+ */
 export async function startInjectedAgent(
   name: string,
   options: InjectedAgentOptions = {},
 ): Promise<InjectedAgentWorld> {
   const dir = await mkdtemp(join(tmpdir(), `asb-${name}-`));
   const netnsPrefix = `asb-lo-${name}-`;
+  const cgroupParent = `asb-${name}`;
   const directory = new NodeStreamDirectory();
   const api = await startTestApiServer(
     options.streaming ? { podStreams: new NodeStreamProxy({ locate: directory.locate }) } : {},
@@ -76,6 +81,7 @@ export async function startInjectedAgent(
       runscRuntime(join(dir, 'runsc')),
       bwrapRuntime(join(dir, 'bwrap')),
     ],
+    cgroupParent,
     network: new LoopbackPodNetwork({ prefix: netnsPrefix }),
     images: new ImageService(store, new RegistryClient()),
     dataDir: join(dir, 'node'),
@@ -94,15 +100,14 @@ export async function startInjectedAgent(
     : undefined;
   await createRuntimeClass(client, 'gvisor', 'runsc');
   await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
-  const podUids: string[] = [];
   const stop = async (): Promise<string[]> => {
     await streaming?.stop();
     await agent.stop();
-    const leaks = findLeaks({ dataDir: dir, runtimeStateDirs, netnsPrefix });
+    const leaks = findLeaks({ dataDir: dir, runtimeStateDirs, netnsPrefix, cgroupParent });
     await client.close();
     await api.close();
     await rm(dir, { recursive: true, force: true });
-    return leaks.filter((l) => !l.startsWith('cgroup ') || podUids.some((u) => l.includes(u)));
+    return leaks;
   };
   return {
     dir,
@@ -111,7 +116,7 @@ export async function startInjectedAgent(
     agent,
     daemon: injection.daemon,
     nodeName: `node-${name}`,
-    podUids,
+    cgroupParent,
     stop,
   };
 }
