@@ -1,7 +1,9 @@
 // The bridge Pod network and NetworkPolicy enforcement with real network namespaces, veths, a
 // bridge and nftables (root). A test "internet" is one more namespace we create, routed through
 // the host, that also answers on the metadata address 169.254.169.254. Every test ends with a leak
-// check: no namespace, link or nft table of ours is left.
+// check: no namespace, link, nft table or routing rule of ours is left.
+// Names, subnets and the routing table are this run's own (by pid, as upNetwork): two runs at
+// once must not share a bridge, an address or the host's one route to 169.254.169.254.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -20,11 +22,28 @@ import { ipToNumber, numberToIp } from './ipam.ts';
 import { NETWORK_POLICIES, PolicyEnforcer } from './policy/policy-enforcer.ts';
 
 const run = promisify(execFile);
-const PREFIX = 'ktio';
-const BRIDGE = 'ktio0';
-const CIDR = '10.233.7.0/24';
-const INET_NS = 'ktio-inet';
-const POLICY_TABLE = 'ktio_policy';
+const N = process.pid % 250;
+/** Fixed width: no run's prefix is the start of another's (ktio007 / ktio071). */
+const PREFIX = `ktio${String(N).padStart(3, '0')}`;
+const BRIDGE = `${PREFIX}0`;
+const SUBNET = `10.235.${N}`;
+const CIDR = `${SUBNET}.0/24`;
+const GATEWAY = `${SUBNET}.1`;
+/** The /29 whose addresses wrap after five Pods. */
+const WRAP_CIDR = `10.236.${N}.0/29`;
+const INET_NS = `${PREFIX}-inet`;
+const [INET_HOST, INET_PEER] = [`${PREFIX}i0`, `${PREFIX}i1`];
+/** The "internet" uplink: 198.18.0.0/15 is for tests and outside the policy's except list. */
+const [UPLINK_HOST, UPLINK_PEER] = [`198.18.${N}.1`, `198.18.${N}.10`];
+const POLICY_TABLE = `${PREFIX}_policy`;
+/** Our Pods' route to the metadata address: a table of our own, chosen by source address. */
+const ROUTE_TABLE = String(20_000 + N);
+const METADATA = '169.254.169.254';
+
+/** The address `host` in our pod CIDR. */
+const podIp = (host: number): string => `${SUBNET}.${host}`;
+/** The netns of the network made ahead with address `podIp(host)`. */
+const poolNetns = (host: number): string => `${PREFIX}-pool-${podIp(host).replaceAll('.', '-')}`;
 
 /** Connects from inside `netns` (or the host) to host:port; 'ok' if a byte echoes back. */
 async function probe(
@@ -64,10 +83,14 @@ async function leaks(): Promise<string[]> {
     .map((l) => /^\d+: ([^:@]+)/.exec(l)?.[1] ?? '')
     .filter((n) => n.startsWith(PREFIX));
   const tables = (await nftTables()).filter((t) => t.includes(PREFIX));
+  const rules = (await run('ip', ['rule', 'show', 'table', ROUTE_TABLE])).stdout
+    .split('\n')
+    .filter(Boolean);
   return [
     ...netns.map((n) => `netns ${n}`),
     ...links.map((l) => `link ${l}`),
     ...tables.map((t) => `nft ${t}`),
+    ...rules.map((r) => `ip rule ${r}`),
   ];
 }
 
@@ -89,6 +112,7 @@ describe('bridge pod network', () => {
     await net.destroy();
     await run('ip', ['netns', 'delete', INET_NS]).catch(() => undefined);
     await run('nft', ['delete', 'table', 'inet', POLICY_TABLE]).catch(() => undefined);
+    await run('ip', ['rule', 'del', 'from', CIDR, 'table', ROUTE_TABLE]).catch(() => undefined);
     // the kernel removes a deleted namespace's veth pair asynchronously
     await expect.poll(leaks, { timeout: 5000 }).toEqual([]);
   });
@@ -114,30 +138,30 @@ describe('bridge pod network', () => {
       },
     };
     const net = new BridgePodNetwork(opts);
-    expect(await net.setUp(target('uid-before'))).toMatchObject({ ips: ['10.233.7.2'] });
+    expect(await net.setUp(target('uid-before'))).toMatchObject({ ips: [podIp(2)] });
     expect(net.pooled).toBe(0); // nothing is made ahead before prepare()
     net.prepare();
     await expect.poll(() => net.pooled, { timeout: 30_000 }).toBe(2);
     expect((await readdir('/run/netns')).filter((n) => n.startsWith(`${PREFIX}-pool-`))).toEqual(
-      expect.arrayContaining(['ktio-pool-10-233-7-3', 'ktio-pool-10-233-7-4']),
+      expect.arrayContaining([poolNetns(3), poolNetns(4)]),
     );
     const a = await net.setUp(target('uid-a'));
-    expect(a.netnsPath).toBe('/run/netns/ktio-pool-10-233-7-3');
-    expect(a.ips).toEqual(['10.233.7.3']);
+    expect(a.netnsPath).toBe(`/run/netns/${poolNetns(3)}`);
+    expect(a.ips).toEqual([podIp(3)]);
     expect(net.pooled).toBe(1);
     // NetworkPolicy and the status read the Pod's address by its uid.
-    expect(new Map(net.ipam.entries()).get('uid-a')).toBe('10.233.7.3');
+    expect(new Map(net.ipam.entries()).get('uid-a')).toBe(podIp(3));
     expect(await net.setUp(target('uid-a'))).toEqual(a); // idempotent: the same network
-    const ns = 'ktio-pool-10-233-7-3';
+    const ns = poolNetns(3);
     expect((await run('ip', ['-n', ns, 'route', 'show', 'default'])).stdout).toContain(
-      'default via 10.233.7.1 dev eth0',
+      `default via ${GATEWAY} dev eth0`,
     );
     expect((await run('ip', ['-n', ns, 'link', 'show', 'eth0'])).stdout).toContain(
-      '0a:58:0a:e9:07:03',
+      `0a:58:0a:eb:${N.toString(16).padStart(2, '0')}:03`,
     );
     children.push(await echoIn(ns, 8080));
-    expect(await probe(undefined, '10.233.7.3', 8080)).toBe('ok'); // host → pod
-    expect(await probe('ktio-uid-before', '10.233.7.3', 8080)).toBe('ok'); // pod → pod
+    expect(await probe(undefined, podIp(3), 8080)).toBe('ok'); // host → pod
+    expect(await probe(`${PREFIX}-uid-before`, podIp(3), 8080)).toBe('ok'); // pod → pod
     // The taken entry is refilled after a while, from the next free address.
     await expect.poll(() => net.pooled, { timeout: 30_000 }).toBe(2);
     await net.tearDown({ uid: 'uid-a' });
@@ -166,34 +190,33 @@ describe('bridge pod network', () => {
       podCidr: CIDR,
       bridge: BRIDGE,
       prefix: PREFIX,
-      nameserver: '10.233.7.1',
+      nameserver: GATEWAY,
     });
     const a = await net.setUp(target('uid-a'));
     const b = await net.setUp(target('uid-b'));
     expect(a).toEqual({
-      netnsPath: '/run/netns/ktio-uid-a',
-      ips: ['10.233.7.2'],
+      netnsPath: `/run/netns/${PREFIX}-uid-a`,
+      ips: [podIp(2)],
       dns: {
-        nameservers: ['10.233.7.1'],
+        nameservers: [GATEWAY],
         searches: ['default.svc.cluster.local', 'svc.cluster.local', 'cluster.local'],
         options: ['ndots:5'],
       },
     });
-    expect(b.ips).toEqual(['10.233.7.3']);
-    const route = (await run('ip', ['-n', 'ktio-uid-a', 'route', 'show', 'default'])).stdout;
-    expect(route).toContain('default via 10.233.7.1 dev eth0');
-    expect((await run('ip', ['-n', 'ktio-uid-a', 'link', 'show', 'lo'])).stdout).toMatch(/UP/);
-    children.push(await echoIn('ktio-uid-a', 8080));
-    expect(await probe(undefined, '10.233.7.2', 8080)).toBe('ok'); // host → pod
-    expect(await probe('ktio-uid-b', '10.233.7.2', 8080)).toBe('ok'); // pod → pod
+    expect(b.ips).toEqual([podIp(3)]);
+    const [nsA, nsB] = [`${PREFIX}-uid-a`, `${PREFIX}-uid-b`];
+    const route = (await run('ip', ['-n', nsA, 'route', 'show', 'default'])).stdout;
+    expect(route).toContain(`default via ${GATEWAY} dev eth0`);
+    expect((await run('ip', ['-n', nsA, 'link', 'show', 'lo'])).stdout).toMatch(/UP/);
+    children.push(await echoIn(nsA, 8080));
+    expect(await probe(undefined, podIp(2), 8080)).toBe('ok'); // host → pod
+    expect(await probe(nsB, podIp(2), 8080)).toBe('ok'); // pod → pod
     const host: Server = createServer((s) => s.pipe(s));
-    await new Promise<void>((r) => host.listen(0, '10.233.7.1', r));
-    expect(await probe('ktio-uid-b', '10.233.7.1', (host.address() as { port: number }).port)).toBe(
-      'ok',
-    ); // pod → host
+    await new Promise<void>((r) => host.listen(0, GATEWAY, r));
+    expect(await probe(nsB, GATEWAY, (host.address() as { port: number }).port)).toBe('ok'); // pod → host
     host.close();
     // 127.0.0.1 inside a Pod is its own loopback, not the host's
-    expect(await probe('ktio-uid-b', '127.0.0.1', 8080)).toBe('fail');
+    expect(await probe(nsB, '127.0.0.1', 8080)).toBe('fail');
   });
 
   it('keeps addresses across agent restarts and re-adopts a set-up Pod as is', async () => {
@@ -212,13 +235,11 @@ describe('bridge pod network', () => {
       bridge: BRIDGE,
       prefix: PREFIX,
     });
-    const before = (await run('ip', ['-n', 'ktio-uid-2', 'link', 'show', 'eth0'])).stdout.split(
-      ':',
-    )[0];
+    const eth0 = async () =>
+      (await run('ip', ['-n', `${PREFIX}-uid-2`, 'link', 'show', 'eth0'])).stdout.split(':')[0];
+    const before = await eth0();
     expect(await restarted.setUp(target('uid-2'))).toEqual(two);
-    expect(
-      (await run('ip', ['-n', 'ktio-uid-2', 'link', 'show', 'eth0'])).stdout.split(':')[0],
-    ).toBe(before);
+    expect(await eth0()).toBe(before);
     expect(await restarted.list()).toEqual(['uid-2']);
     // the freed address comes back only after the rest of the range, also across a restart
     const three = (await restarted.setUp(target('uid-3'))).ips;
@@ -232,7 +253,7 @@ describe('bridge pod network', () => {
           bridge: BRIDGE,
           prefix: PREFIX,
         }),
-    ).toThrow(/is for pod CIDR 10\.233\.7\.0\/24, not 10\.9\.0\.0\/16/);
+    ).toThrow(`is for pod CIDR ${CIDR}, not 10.9.0.0/16`);
   });
 
   it("a Pod on an address another Pod had is reached at once: the host's neighbour entry stays right", async () => {
@@ -241,16 +262,16 @@ describe('bridge pod network', () => {
     // the entry expired — a sandbox's daemon looked dead for seconds after a warm claim.
     const net = new BridgePodNetwork({
       stateDir: join(dir, 'wrap'),
-      podCidr: '10.233.8.0/29',
+      podCidr: WRAP_CIDR,
       bridge: BRIDGE,
       prefix: PREFIX,
     });
     const first = await net.setUp(target('uid-w0'));
     const ip = first.ips[0] as string;
-    const server = await echoIn('ktio-uid-w0', 8080);
+    const server = await echoIn(`${PREFIX}-uid-w0`, 8080);
     children.push(server);
     expect(await probe(undefined, ip, 8080)).toBe('ok');
-    const mac = (await run('ip', ['-n', 'ktio-uid-w0', 'link', 'show', 'eth0'])).stdout;
+    const mac = (await run('ip', ['-n', `${PREFIX}-uid-w0`, 'link', 'show', 'eth0'])).stdout;
     server.kill('SIGKILL');
     await net.tearDown({ uid: 'uid-w0' });
     // A freed address is handed out again only after the rest of the range.
@@ -293,21 +314,27 @@ describe('bridge pod network', () => {
       return created.metadata.uid as string;
     }
 
+    /**
+     * The "internet" namespace behind the host, also holding the metadata address. The host
+     * routes our Pods (by source address) to it through a table of our own: another run's Pods
+     * reach another run's metadata namespace.
+     */
     async function internet(): Promise<void> {
       await run('ip', ['netns', 'add', INET_NS]);
-      await run('ip', ['link', 'add', 'ktioi0', 'type', 'veth', 'peer', 'name', 'ktioi1']);
-      await run('ip', ['link', 'set', 'ktioi1', 'netns', INET_NS]);
-      await run('ip', ['addr', 'add', '198.51.100.1/24', 'dev', 'ktioi0']);
-      await run('ip', ['link', 'set', 'ktioi0', 'up']);
+      await run('ip', ['link', 'add', INET_HOST, 'type', 'veth', 'peer', 'name', INET_PEER]);
+      await run('ip', ['link', 'set', INET_PEER, 'netns', INET_NS]);
+      await run('ip', ['addr', 'add', `${UPLINK_HOST}/24`, 'dev', INET_HOST]);
+      await run('ip', ['link', 'set', INET_HOST, 'up']);
       for (const args of [
-        ['addr', 'add', '198.51.100.10/24', 'dev', 'ktioi1'],
-        ['addr', 'add', '169.254.169.254/32', 'dev', 'ktioi1'],
-        ['link', 'set', 'ktioi1', 'up'],
+        ['addr', 'add', `${UPLINK_PEER}/24`, 'dev', INET_PEER],
+        ['addr', 'add', `${METADATA}/32`, 'dev', INET_PEER],
+        ['link', 'set', INET_PEER, 'up'],
         ['link', 'set', 'lo', 'up'],
-        ['route', 'add', 'default', 'via', '198.51.100.1'],
+        ['route', 'add', 'default', 'via', UPLINK_HOST],
       ])
         await run('ip', ['-n', INET_NS, ...args]);
-      await run('ip', ['route', 'add', '169.254.169.254/32', 'via', '198.51.100.10']);
+      await run('ip', ['route', 'add', `${METADATA}/32`, 'via', UPLINK_PEER, 'table', ROUTE_TABLE]);
+      await run('ip', ['rule', 'add', 'from', CIDR, 'table', ROUTE_TABLE]);
       children.push(await echoIn(INET_NS, 8080));
     }
 
@@ -328,23 +355,23 @@ describe('bridge pod network', () => {
       const [sIp, oIp] = [sandbox.ips[0] as string, other.ips[0] as string];
       await internet();
       children.push(
-        await echoIn(`ktio-${sandboxUid}`, 8080),
-        await echoIn(`ktio-${otherUid}`, 8080),
+        await echoIn(`${PREFIX}-${sandboxUid}`, 8080),
+        await echoIn(`${PREFIX}-${otherUid}`, 8080),
       );
       // What stands for the API server: a host port on every address.
       const apiLike: Server = createServer((s) => s.pipe(s));
       await new Promise<void>((r) => apiLike.listen(0, '0.0.0.0', r));
       const hostPort = (apiLike.address() as { port: number }).port;
-      const sNs = `ktio-${sandboxUid}`;
-      const oNs = `ktio-${otherUid}`;
+      const sNs = `${PREFIX}-${sandboxUid}`;
+      const oNs = `${PREFIX}-${otherUid}`;
       const reach = async () => ({
-        internet: await probe(sNs, '198.51.100.10', 8080),
-        metadata: await probe(sNs, '169.254.169.254', 8080),
-        hostGateway: await probe(sNs, '10.233.7.1', hostPort),
-        hostUplink: await probe(sNs, '198.51.100.1', hostPort),
+        internet: await probe(sNs, UPLINK_PEER, 8080),
+        metadata: await probe(sNs, METADATA, 8080),
+        hostGateway: await probe(sNs, GATEWAY, hostPort),
+        hostUplink: await probe(sNs, UPLINK_HOST, hostPort),
         otherSandbox: await probe(sNs, oIp, 8080),
         intoSandbox: await probe(oNs, sIp, 8080),
-        otherToHost: await probe(oNs, '10.233.7.1', hostPort),
+        otherToHost: await probe(oNs, GATEWAY, hostPort),
         hostToSandbox: await probe(undefined, sIp, 8080),
       });
       const open = {
@@ -413,7 +440,6 @@ describe('bridge pod network', () => {
       expect(await reach()).toEqual(open);
       await enforcer.remove();
       apiLike.close();
-      await run('ip', ['route', 'del', '169.254.169.254/32']).catch(() => undefined);
     });
   });
 });
