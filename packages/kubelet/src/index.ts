@@ -12,6 +12,7 @@ export type {
   ContainerRuntime,
   ContainerStart,
   ContainerProcess,
+  ExecProcess,
   ExitStatus,
   HostCommand,
   RuntimeProbe,
@@ -48,6 +49,7 @@ export type {
 export { CriLogWriter, type LogStream } from './streaming/cri-log.ts';
 export { ExecMetrics } from './streaming/exec-metrics.ts';
 export {
+  containerExec,
   podContainersBackend,
   type ExecEvent,
   type ExecPath,

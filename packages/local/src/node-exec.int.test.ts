@@ -12,6 +12,7 @@
 // daemon (tty, stty size following a resize), and nodes/proxy/metrics counts the paths.
 import { type KubeClient, PODS } from '@agent-sandbox/kube';
 import type {
+  EnvVar,
   KubeObject,
   Pod,
   PodSecurityContext,
@@ -19,7 +20,10 @@ import type {
   VolumeMount,
 } from '@agent-sandbox/kube-types';
 import {
+  containerExec,
   ExecMetrics,
+  type ExecProcess,
+  type HostCommand,
   type NodeAgent,
   podContainersBackend,
   type ExecPath,
@@ -75,6 +79,7 @@ interface PodExtra {
   annotations?: Record<string, string>;
   securityContext?: PodSecurityContext;
   workingDir?: string;
+  env?: EnvVar[];
   volumes?: Volume[];
   volumeMounts?: VolumeMount[];
 }
@@ -95,6 +100,7 @@ async function runningPod(name: string, extra: PodExtra = {}): Promise<PodObject
           image: IMAGE,
           command: ['sleep', '3600'],
           ...(extra.workingDir ? { workingDir: extra.workingDir } : {}),
+          ...(extra.env ? { env: extra.env } : {}),
           ...(extra.volumeMounts ? { volumeMounts: extra.volumeMounts } : {}),
         },
       ],
@@ -140,6 +146,25 @@ async function exec(pod: string, argv: string[], stdin?: string): Promise<Result
   if (stdin !== undefined) p.stdin?.end(stdin);
   const [out, err, exit] = await Promise.all([collect(p.stdout), collect(p.stderr), p.exited]);
   return { path, out, err, exit };
+}
+
+/** One exec with the command's own cwd and env (`containerExec`, which the backend runs). */
+async function execOwn(pod: string, argv: string[], own: ExecProcess): Promise<Result> {
+  const target = { namespace: 'default', pod, container: 'main' };
+  const streams = { stdin: false, stdout: true, stderr: true, tty: false };
+  const { process: p, path } = await containerExec(agent, target, argv, streams, own);
+  const [out, err, exit] = await Promise.all([collect(p.stdout), collect(p.stderr), p.exited]);
+  return { path, out, err, exit };
+}
+
+/** Runs the runtime's exec command as the streaming server spawns it (no pty, no stdin). */
+async function runHost(cmd: HostCommand): Promise<{ out: string; code: number | null }> {
+  const child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [out, code] = await Promise.all([
+    collect(child.stdout),
+    new Promise<number | null>((r) => child.once('close', r)),
+  ]);
+  return { out, code };
 }
 
 /** The node's exec counter for one path and runtime handler. */
@@ -214,6 +239,10 @@ describe.each([
       ...(runtimeClassName ? { runtimeClassName } : {}),
       ...(user ? { securityContext: { runAsUser: user, runAsGroup: user } } : {}),
       workingDir: '/tmp',
+      env: [
+        { name: 'POD_VAR', value: 'from-pod' },
+        { name: 'KEEP', value: 'kept' },
+      ],
     });
     await untilPath(name, 'daemon');
   }, 90_000);
@@ -255,6 +284,25 @@ describe.each([
     // The socket's mount point is reachable by the container's user (not a 0700 /run).
     const run = await exec(name, ['stat', '-c', '%a %u', '/run']);
     expect(run.out).toBe('755 0\n');
+  }, 60_000);
+
+  it("gives an exec its own cwd and env over the container's, through the daemon and the runtime alike", async () => {
+    const argv = ['sh', '-c', 'pwd; echo "$POD_VAR|$EXEC_VAR|$KEEP"'];
+    const own = { cwd: '/etc', env: { POD_VAR: 'from-exec', EXEC_VAR: 'x y' } };
+    const ref = { namespace: 'default', name };
+    const container = { out: '/tmp\nfrom-pod||kept\n', exit: { exitCode: 0 } };
+    const mine = { out: '/etc\nfrom-exec|x y|kept\n', exit: { exitCode: 0 } };
+    expect(await execOwn(name, argv, {})).toMatchObject({ path: 'daemon', ...container });
+    expect(await execOwn(name, argv, own)).toMatchObject({ path: 'daemon', ...mine });
+    const runtimeExec = (o: ExecProcess) =>
+      runHost(agent.execCommand(ref, 'main', argv, { tty: false, ...o }));
+    expect(await runtimeExec({})).toEqual({ out: container.out, code: 0 });
+    expect(await runtimeExec(own)).toEqual({ out: mine.out, code: 0 });
+    // Malformed ones are refused on both paths before anything runs, naming the field.
+    expect(() => agent.execCommand(ref, 'main', argv, { tty: false, cwd: 'etc' })).toThrow(
+      'exec.cwd: must be an absolute path, not "etc"',
+    );
+    await expect(execOwn(name, argv, { env: { 'A=B': 'x' } })).rejects.toThrow(/^exec\.env: "A=B"/);
   }, 60_000);
 
   it('falls back to the runtime exec when the daemon is gone, with the same answers', async () => {

@@ -84,7 +84,8 @@ export function hostNetworkPods(containers: PodContainers): PodContainers {
     execCommand: (pod, container, argv, opts) => containers.execCommand(pod, container, argv, opts),
     logPath: (pod, container, opts) => containers.logPath(pod, container, opts),
     attach: (pod, container) => containers.attach(pod, container),
-    daemonExec: async (pod, container, argv) => containers.daemonExec?.(pod, container, argv),
+    daemonExec: async (pod, container, argv, own) =>
+      containers.daemonExec?.(pod, container, argv, own),
     runtimeHandler: (pod) => containers.runtimeHandler?.(pod) ?? 'unknown',
     netnsPath: (pod) =>
       isRouterPod(pod) ? `/proc/${process.pid}/ns/net` : containers.netnsPath(pod),

@@ -31,7 +31,12 @@ import type { ImageService } from '../images/image-service.ts';
 import type { PodNetwork } from '../network/pod-network.ts';
 import { execStart } from '../node-exec/exec-spec.ts';
 import { NodeExecSockets } from '../node-exec/registry.ts';
-import { execUser, type ContainerRuntime, type HostCommand } from '../runtime/container-runtime.ts';
+import {
+  execUser,
+  type ContainerRuntime,
+  type ExecProcess,
+  type HostCommand,
+} from '../runtime/container-runtime.ts';
 import { BoundStarts } from './bound-starts.ts';
 import { removeMountedDir } from './container-rootfs.ts';
 import type { NodeContext, NodeLogger } from './node-context.ts';
@@ -522,7 +527,7 @@ export class NodeAgent implements PodContainers {
     pod: PodRef,
     container: string,
     argv: readonly string[],
-    opts: { tty: boolean },
+    opts: { tty: boolean } & ExecProcess,
   ): HostCommand {
     const { w, instance } = this.#running_(pod, container);
     const user = execUser(instance.processConfig);
@@ -540,14 +545,15 @@ export class NodeAgent implements PodContainers {
     pod: PodRef,
     container: string,
     argv: readonly string[],
+    own: ExecProcess = {},
   ): Promise<DaemonExec | undefined> {
     const { w, instance } = this.#running_(pod, container);
     // The daemon lives in the first app container: only its execs can be its forks.
     if (container !== w.pod.spec?.containers?.[0]?.name || !instance.processConfig)
       return undefined;
-    const proc = instance.processConfig;
+    const start = execStart(instance.processConfig, argv, own); // throws before a slot is taken
     const conn = await this.#nodeExec.get(w.uid)?.take();
-    return conn && { ...conn, start: execStart(proc, argv) };
+    return conn && { ...conn, start };
   }
 
   logPath(

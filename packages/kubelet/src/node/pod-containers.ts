@@ -3,7 +3,7 @@
 import type { NodeExecStart } from '@agent-sandbox/protocol/node-exec';
 import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
-import type { HostCommand } from '../runtime/container-runtime.ts';
+import type { ExecProcess, HostCommand } from '../runtime/container-runtime.ts';
 
 /** Identifies a pod instance; `uid` guards against a new pod of the same name. */
 export interface PodRef {
@@ -26,7 +26,7 @@ export interface AttachTarget {
 /** An idle connection of the container's in-sandbox daemon, taken for one exec (ADR 0037). */
 export interface DaemonExec {
   socket: Socket;
-  /** The start frame: `argv` with the container's env and working directory. */
+  /** The start frame: `argv` with the container's env and working directory (the exec's own over them). */
   start: NodeExecStart;
   /** Call once the exec is over (frees the Pod's session slot). */
   done(): void;
@@ -37,6 +37,8 @@ export interface DaemonExec {
  * not run, naming it, and `NotRunning` for a container that is not running now, naming its state):
  * - `execCommand()` returns the host command that runs `argv` inside the container, the same
  *   namespaces, cgroup and root; with `tty` the caller gives it a pty. Pure apart from the lookup.
+ *   The command gets the container's cwd and env, with the ExecProcess's own over them (both
+ *   methods; a malformed one throws KubeletError `InvalidArgument` naming `exec.cwd`/`exec.env`).
  * - `logPath()` returns the CRI-format log file (kubelet-and-oci §3.6) of the current instance,
  *   or of the previous terminated one with `previous`; undefined when that instance has none.
  *   The file may keep growing while the container runs (follow it); `running` says whether it can.
@@ -53,7 +55,7 @@ export interface PodContainers {
     pod: PodRef,
     container: string,
     argv: readonly string[],
-    opts: { tty: boolean },
+    opts: { tty: boolean } & ExecProcess,
   ): HostCommand;
   logPath(
     pod: PodRef,
@@ -65,6 +67,7 @@ export interface PodContainers {
     pod: PodRef,
     container: string,
     argv: readonly string[],
+    own?: ExecProcess,
   ): Promise<DaemonExec | undefined>;
   netnsPath(pod: PodRef): string;
   runtimeHandler?(pod: PodRef): string;

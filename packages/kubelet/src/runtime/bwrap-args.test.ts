@@ -180,12 +180,39 @@ describe('bwrapExecArgs', () => {
   it('rebuilds the same view in the entered namespaces, unsharing nothing', () => {
     const spec = specFor(pod);
     const start = bwrapStartArgs(spec, opts);
-    const exec = bwrapExecArgs(spec, ['ls', '/'], false, opts);
+    const exec = bwrapExecArgs(spec, ['ls', '/'], { tty: false }, opts);
     expect(exec.filter((a) => a.startsWith('--unshare') || a === '--as-pid-1')).toEqual([]);
     const view = (a: string[]) => a.slice(a.indexOf('--bind'), a.indexOf('--'));
     expect(view(exec)).toEqual(view(start));
     expect(exec.slice(exec.indexOf('--') + 1)).toEqual(['ls', '/']);
-    expect(bwrapExecArgs(spec, ['sh'], true, opts)).not.toContain('--new-session');
+    expect(bwrapExecArgs(spec, ['sh'], { tty: true }, opts)).not.toContain('--new-session');
     expect(exec).not.toContain('--die-with-parent'); // racy under --pidns (bwrap-runtime.int)
+  });
+
+  it("sets an exec's own cwd and env over the container's, and refuses malformed ones", () => {
+    const spec = specFor(pod);
+    const pairs = (a: string[]) =>
+      a.flatMap((x, i) => (x === '--setenv' ? [`${a[i + 1]}=${a[i + 2]}`] : []));
+    const plain = bwrapExecArgs(spec, ['env'], { tty: false }, opts);
+    expect(plain[plain.indexOf('--chdir') + 1]).toBe(spec.process.cwd);
+    expect(pairs(plain)).toEqual(spec.process.env);
+    const own = bwrapExecArgs(
+      spec,
+      ['env'],
+      { tty: false, cwd: '/tmp', env: { A: 'x', NEW: '1' } },
+      opts,
+    );
+    expect(own[own.indexOf('--chdir') + 1]).toBe('/tmp');
+    expect(pairs(own)).toEqual([
+      ...spec.process.env.filter((kv) => !kv.startsWith('A=')),
+      'A=x',
+      'NEW=1',
+    ]);
+    expect(() => bwrapExecArgs(spec, ['env'], { tty: false, cwd: 'tmp' }, opts)).toThrow(
+      /exec\.cwd/,
+    );
+    expect(() => bwrapExecArgs(spec, ['env'], { tty: false, env: { 'A=B': 'x' } }, opts)).toThrow(
+      /exec\.env: "A=B"/,
+    );
   });
 });

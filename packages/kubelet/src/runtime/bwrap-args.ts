@@ -4,6 +4,7 @@
 // the kernel treats as root for /proc/sys and file ownership; runc's default model (host uids, a
 // reduced capability set, read-only /proc/sys, masked paths) is the one to match.
 import { InvalidArgumentError } from '../errors.ts';
+import { checkExecProcess, overlayEnv, type ExecOptions } from './container-runtime.ts';
 import type { SeccompProfile } from './seccomp-bpf.ts';
 
 export interface BwrapMount {
@@ -224,7 +225,7 @@ function processArgs(spec: BwrapSpec, argv: readonly string[], o: BwrapArgsOptio
  * container's network, IPC, UTS and cgroup namespaces and with `--pidns` on its PID namespace (the
  * caller adds both): bwrap builds the same filesystem view again from the same host paths (the
  * overlay root and volumes are shared, so files are too), with the container's capabilities, user,
- * environment and working directory.
+ * environment and working directory (the exec's own cwd and env over them).
  *
  * No `--die-with-parent` here: under `--pidns` bwrap forks an intermediate that exits at once,
  * and the command arms its parent-death signal while that intermediate may still be exiting (a
@@ -234,8 +235,14 @@ function processArgs(spec: BwrapSpec, argv: readonly string[], o: BwrapArgsOptio
 export function bwrapExecArgs(
   spec: BwrapSpec,
   argv: readonly string[],
-  tty: boolean,
+  exec: ExecOptions,
   o: BwrapArgsOptions,
 ): string[] {
-  return [...(tty ? [] : ['--new-session']), ...processArgs(spec, argv, o)];
+  checkExecProcess(exec);
+  const process = {
+    ...spec.process,
+    cwd: exec.cwd ?? spec.process.cwd,
+    env: overlayEnv(spec.process.env, exec.env),
+  };
+  return [...(exec.tty ? [] : ['--new-session']), ...processArgs({ ...spec, process }, argv, o)];
 }

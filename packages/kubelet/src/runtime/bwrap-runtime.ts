@@ -23,6 +23,7 @@ import type {
   ContainerProcess,
   ContainerRuntime,
   ContainerStart,
+  ExecOptions,
   HostCommand,
   RuntimeProbe,
 } from './container-runtime.ts';
@@ -196,7 +197,7 @@ export class BwrapRuntime implements ContainerRuntime {
     );
   }
 
-  execCommand(id: string, argv: readonly string[], opts: { tty: boolean }): HostCommand {
+  execCommand(id: string, argv: readonly string[], opts: ExecOptions): HostCommand {
     const running = this.#running.get(id);
     if (!running?.pid || running.exited)
       return {
@@ -224,7 +225,7 @@ export class BwrapRuntime implements ContainerRuntime {
         this.#o.binary,
         '--pidns',
         `${PIDNS_FD}`,
-        ...bwrapExecArgs(spec, argv, opts.tty, this.#argsOptions(running)),
+        ...bwrapExecArgs(spec, argv, opts, this.#argsOptions(running)),
       ],
       env: PATH_ENV,
     };

@@ -3,6 +3,7 @@
 // its stdio (CRI logs, attach) and learns the exit status from `exited`. Streaming (exec) runs
 // a host command that this interface describes, so whoever spawns it can give it a pty.
 import type { Readable, Writable } from 'node:stream';
+import { InvalidArgumentError } from '../errors.ts';
 
 /** How a container ended. `exitCode` follows the 128+signal convention (SIGKILL → 137). */
 export interface ExitStatus {
@@ -39,13 +40,46 @@ export interface ExecUser {
   additionalGids?: number[];
 }
 
-export interface ExecOptions {
+/** What an exec may set for its own command beyond the container's process config. */
+export interface ExecProcess {
+  /** The command's working directory, an absolute path; absent: the container's `process.cwd`. */
+  cwd?: string;
+  /**
+   * Variables set on top of the container's environment (a name the container has takes this
+   * value), as `runc exec --env` does; absent: the container's environment alone.
+   */
+  env?: Record<string, string>;
+}
+
+export interface ExecOptions extends ExecProcess {
   tty: boolean;
   /**
    * The container process's user. runc and bubblewrap take it from the container themselves;
    * `runsc exec` runs as root unless told (`--user`). Absent: the runtime's default.
    */
   user?: ExecUser;
+}
+
+/** Pure: throws InvalidArgumentError naming `exec.cwd` or `exec.env` when one is malformed. */
+export function checkExecProcess(p: ExecProcess): void {
+  if (p.cwd !== undefined && (!p.cwd.startsWith('/') || p.cwd.includes('\0')))
+    throw new InvalidArgumentError(
+      `exec.cwd: must be an absolute path, not ${JSON.stringify(p.cwd)}`,
+    );
+  for (const [name, value] of Object.entries(p.env ?? {})) {
+    if (name === '' || name.includes('=') || name.includes('\0'))
+      throw new InvalidArgumentError(
+        `exec.env: ${JSON.stringify(name)} is not a variable name (non-empty, without "=" or NUL)`,
+      );
+    if (typeof value !== 'string' || value.includes('\0'))
+      throw new InvalidArgumentError(`exec.env.${name}: must be a string without NUL`);
+  }
+}
+
+/** Pure: `NAME=value` entries without `over`'s names, then `over`'s entries. */
+export function overlayEnv(env: readonly string[], over: Record<string, string> = {}): string[] {
+  const kept = env.filter((kv) => !Object.hasOwn(over, kv.slice(0, Math.max(kv.indexOf('='), 0))));
+  return [...kept, ...Object.entries(over).map(([name, value]) => `${name}=${value}`)];
 }
 
 /** Pure: config.json's `process.user` as an ExecUser, or undefined when it has none. */

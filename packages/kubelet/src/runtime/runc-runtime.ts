@@ -5,13 +5,14 @@ import { existsSync } from 'node:fs';
 import { RuntimeError } from '../errors.ts';
 import { runCommand } from '../host/run-command.ts';
 import { runcStarted, runscStarted } from './runc-state.ts';
-import type {
-  ContainerProcess,
-  ContainerRuntime,
-  ContainerStart,
-  ExecOptions,
-  HostCommand,
-  RuntimeProbe,
+import {
+  checkExecProcess,
+  type ContainerProcess,
+  type ContainerRuntime,
+  type ContainerStart,
+  type ExecOptions,
+  type HostCommand,
+  type RuntimeProbe,
 } from './container-runtime.ts';
 import { PATH_ENV, spawnForeground } from './foreground-process.ts';
 
@@ -109,6 +110,7 @@ export class OciCliRuntime implements ContainerRuntime {
   }
 
   execCommand(id: string, argv: readonly string[], opts: ExecOptions): HostCommand {
+    checkExecProcess(opts);
     const u = this.#o.execUser ? opts.user : undefined;
     const user = u
       ? [
@@ -116,9 +118,14 @@ export class OciCliRuntime implements ContainerRuntime {
           ...(u.additionalGids ?? []).map((g) => `--additional-gids=${g}`),
         ]
       : [];
+    // Both CLIs start from the container's cwd and env; --env sets a name over the container's.
+    const proc = [
+      ...(opts.cwd === undefined ? [] : [`--cwd=${opts.cwd}`]),
+      ...Object.entries(opts.env ?? {}).map(([name, value]) => `--env=${name}=${value}`),
+    ];
     return {
       file: this.#o.binary,
-      args: this.#args('exec', ...user, ...(opts.tty ? ['-t'] : []), id, ...argv),
+      args: this.#args('exec', ...user, ...proc, ...(opts.tty ? ['-t'] : []), id, ...argv),
       env: PATH_ENV,
     };
   }

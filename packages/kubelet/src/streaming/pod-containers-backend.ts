@@ -4,6 +4,7 @@
 // port-forward dials inside the Pod's network namespace, logs read the CRI file of an instance.
 import { KubeletError } from '../errors.ts';
 import type { PodContainers, PodRef } from '../node/pod-containers.ts';
+import type { ExecProcess } from '../runtime/container-runtime.ts';
 import { daemonExec } from '../node-exec/daemon-exec.ts';
 import type {
   ContainerTarget,
@@ -42,15 +43,20 @@ export interface PodContainersBackendOptions extends NetnsDialOptions {
   onExec?: (e: ExecEvent) => void;
 }
 
-/** Through the daemon when it answers (ADR 0037; TTY sessions too), else the runtime's exec. */
-async function execProcess(
+/**
+ * One exec: through the daemon when it answers (ADR 0037; TTY sessions too), else the runtime's
+ * exec; `own` sets the command's cwd and env over the container's on either path (kube's exec
+ * has none; the streaming server passes nothing).
+ */
+export async function containerExec(
   containers: PodContainers,
   target: ContainerTarget,
   command: string[],
   streams: StreamSelection,
+  own: ExecProcess = {},
 ): Promise<{ process: StreamProcess; path: ExecPath }> {
   const ref = podRef(target);
-  const conn = await containers.daemonExec?.(ref, target.container, command);
+  const conn = await containers.daemonExec?.(ref, target.container, command, own);
   if (conn) {
     const process = await daemonExec(conn.socket, conn.start, streams);
     if (process) {
@@ -59,7 +65,7 @@ async function execProcess(
     }
     conn.done();
   }
-  const cmd = containers.execCommand(ref, target.container, command, { tty: streams.tty });
+  const cmd = containers.execCommand(ref, target.container, command, { ...own, tty: streams.tty });
   return { process: await spawnStreamProcess(cmd, streams), path: 'runtime' };
 }
 
@@ -81,7 +87,7 @@ export function podContainersBackend(
   return {
     exec: async (target, command, streams) => {
       const at = performance.now();
-      const { process, path } = await execProcess(containers, target, command, streams);
+      const { process, path } = await containerExec(containers, target, command, streams);
       onExec?.({
         target,
         path,
