@@ -4,7 +4,6 @@
 import {
   formatTime,
   type ConfigMap,
-  type Event,
   type KubeObject,
   type Pod,
   type PodStatus,
@@ -12,7 +11,6 @@ import {
 } from '@agent-sandbox/kube-types';
 import {
   CONFIG_MAPS,
-  EVENTS,
   Informer,
   LEASES,
   PERSISTENT_VOLUME_CLAIMS,
@@ -43,6 +41,7 @@ import type { NodeContext, NodeLogger } from './node-context.ts';
 import { desiredLease, desiredNode, nodeStatus, type NodeFacts } from './node-object.ts';
 import type { AttachTarget, DaemonExec, PodContainers, PodRef } from './pod-containers.ts';
 import type { PodDaemon } from './pod-daemon.ts';
+import { kubeEventSink } from './pod-events.ts';
 import type { PodPhaseSink } from './pod-phases.ts';
 import { PodWorker } from './pod-worker.ts';
 
@@ -147,14 +146,7 @@ export class NodeAgent implements PodContainers {
     this.#ctx = {
       log: options.log ?? quiet,
       nodeName: this.name,
-      events: {
-        create: async (e) => void (await c.create(EVENTS, e as Event & KubeObject)),
-        bump: (ns, name, count, lastTimestamp) =>
-          c.patch(EVENTS, ns, name, { type: 'merge', body: { count, lastTimestamp } }).then(
-            () => true,
-            (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
-          ),
-      },
+      events: kubeEventSink(c),
       images: options.images,
       network: options.network,
       nodeIP: options.facts.ip,

@@ -1,9 +1,18 @@
 // Warning Events about one Pod, as the kubelet's recorder writes them (source component
-// `kubelet`, host the node). A repeat of the last event bumps that Event's `count` and
-// `lastTimestamp` (client-go's EventCorrelator) instead of creating another, so a retry loop
-// makes one Event, not one per attempt. Best effort: a failed write never fails the Pod.
-import { formatTime, type Event, type Pod } from '@agent-sandbox/kube-types';
+// `kubelet`, host the node). A repeat of an earlier event — same reason and message, not only
+// the last one — bumps that Event's `count` and `lastTimestamp` (client-go's EventCorrelator
+// keeps such a cache of the events it wrote) instead of creating another, so a retry loop whose
+// cause alternates (a bridge, then a ConfigMap) still makes one Event per cause, not one per
+// attempt. Best effort: a failed write never fails the Pod.
+import { EVENTS, isNotFound, type KubeClient } from '@agent-sandbox/kube';
+import { formatTime, type Event, type KubeObject, type Pod } from '@agent-sandbox/kube-types';
 import { randomBytes } from 'node:crypto';
+
+/**
+ * The distinct (reason, message) pairs one Pod remembers; the least recently seen goes first.
+ * A message that changes with every attempt (a timestamp in it) cannot grow the cache for good.
+ */
+export const POD_EVENT_CACHE_SIZE = 32;
 
 /** The API writes behind the events (NodeAgent: the node's client). */
 export interface PodEventSink {
@@ -46,11 +55,30 @@ export function podWarning(
   };
 }
 
-/** One Pod's warnings; the last one is remembered so its repeats are counted. */
+/** The sink over the API server: create, and a merge patch of the count (node's client). */
+export function kubeEventSink(client: KubeClient): PodEventSink {
+  return {
+    create: async (e) => void (await client.create(EVENTS, e as Event & KubeObject)),
+    bump: (ns, name, count, lastTimestamp) =>
+      client.patch(EVENTS, ns, name, { type: 'merge', body: { count, lastTimestamp } }).then(
+        () => true,
+        (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
+      ),
+  };
+}
+
+interface Written {
+  namespace: string;
+  name: string;
+  count: number;
+}
+
+/** One Pod's warnings; each (reason, message) written is remembered so its repeats are counted. */
 export class PodEvents {
   readonly #sink: PodEventSink;
   readonly #host: string;
-  #last: { key: string; namespace: string; name: string; count: number } | undefined;
+  /** By JSON [reason, message], in the order last seen (Map keeps insertion order). */
+  readonly #written = new Map<string, Written>();
 
   constructor(sink: PodEventSink, host: string) {
     this.#sink = sink;
@@ -62,21 +90,29 @@ export class PodEvents {
     const key = JSON.stringify([reason, message]);
     const now = new Date();
     try {
-      const last = this.#last;
-      if (last?.key === key) {
-        const count = last.count + 1;
-        if (await this.#sink.bump(last.namespace, last.name, count, formatTime(now.getTime()))) {
-          last.count = count;
+      const seen = this.#written.get(key);
+      if (seen) {
+        const count = seen.count + 1;
+        if (await this.#sink.bump(seen.namespace, seen.name, count, formatTime(now.getTime()))) {
+          seen.count = count;
+          this.#remember(key, seen);
           return undefined;
         }
       }
       const event = podWarning(pod, this.#host, reason, message, now);
       await this.#sink.create(event);
       const { namespace = '', name = '' } = event.metadata;
-      this.#last = { key, namespace, name, count: 1 };
+      this.#remember(key, { namespace, name, count: 1 });
       return undefined;
     } catch (e) {
       return e instanceof Error ? e : new Error(String(e));
     }
+  }
+
+  #remember(key: string, w: Written): void {
+    this.#written.delete(key);
+    this.#written.set(key, w);
+    if (this.#written.size > POD_EVENT_CACHE_SIZE)
+      this.#written.delete(this.#written.keys().next().value as string);
   }
 }
