@@ -122,7 +122,7 @@ describe('the demo objects', () => {
     );
   });
 
-  it('shows why a member Pod waits, skipping ContainerCreating', () => {
+  it('shows why a member Pod waits, skipping a plain ContainerCreating', () => {
     const pod = (reason: string, message?: string) => ({
       status: {
         containerStatuses: [{ state: { waiting: { reason, ...(message ? { message } : {}) } } }],
@@ -132,5 +132,9 @@ describe('the demo objects', () => {
     expect(
       waitingReason([pod('ContainerCreating'), pod('ErrImageNeverPull', 'not present')] as never),
     ).toBe('ErrImageNeverPull: not present');
+    // A sandbox being retried: the node keeps ContainerCreating and says why.
+    expect(
+      waitingReason([pod('ContainerCreating', 'Failed to create pod sandbox: no bridge')] as never),
+    ).toBe('ContainerCreating: Failed to create pod sandbox: no bridge');
   });
 });

@@ -10,12 +10,15 @@ interface PoolStatus {
   status?: { readyReplicas?: number };
 }
 
-/** Pure: why the first Pod that is not running waits, e.g. `ErrImageNeverPull: ...`. */
+/**
+ * Pure: why the first Pod that is not running waits, e.g. `ErrImageNeverPull: ...`. A plain
+ * ContainerCreating says nothing; one with a message is a sandbox being retried (its cause).
+ */
 export function waitingReason(pods: readonly Pod[]): string | undefined {
   for (const pod of pods) {
     for (const c of pod.status?.containerStatuses ?? []) {
       const w = c.state?.waiting;
-      if (w?.reason && w.reason !== 'ContainerCreating')
+      if (w?.reason && (w.reason !== 'ContainerCreating' || w.message))
         return `${w.reason}${w.message ? `: ${w.message}` : ''}`;
     }
   }

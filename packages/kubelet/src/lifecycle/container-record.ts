@@ -73,11 +73,27 @@ export function renderContainerStatus(r: ContainerRecord): ContainerStatus {
   };
 }
 
+/**
+ * The waiting state of a container not created yet (§1.6): `PodInitializing` for an app container
+ * of a pod with init containers (`podHasInit`), else `ContainerCreating` — also while the pod's
+ * sandbox is retried, as the kubelet reports it: a sandbox that cannot be made is not the
+ * container's config error. The kubelet says why only in the FailedCreatePodSandBox Event; the
+ * `cause`, when given, is kept as the message too, so `kubectl get -o yaml` and `up`'s progress
+ * show it (clients key on the reason).
+ */
+export function waitingToCreate(podHasInit: boolean, cause?: string): RunState {
+  return {
+    kind: 'waiting',
+    reason: podHasInit ? 'PodInitializing' : 'ContainerCreating',
+    ...(cause !== undefined ? { message: `Failed to create pod sandbox: ${cause}` } : {}),
+  };
+}
+
 /** A record for a container nothing is known about yet (§1.6 defaults). */
 export function initialRecord(name: string, image: string, podHasInit: boolean): ContainerRecord {
   return {
     name,
-    state: { kind: 'waiting', reason: podHasInit ? 'PodInitializing' : 'ContainerCreating' },
+    state: waitingToCreate(podHasInit),
     restartCount: 0,
     ready: false,
     started: false,

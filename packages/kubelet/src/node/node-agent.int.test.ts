@@ -557,15 +557,17 @@ describe('NodeAgent with runc', () => {
 
   it('leaves a pod with a missing RuntimeClass waiting with a clear reason', async () => {
     await createPod('norc', { name: 'c', image: IMAGE }, { runtimeClassName: 'nope' });
+    // The sandbox is retried (the class may come): ContainerCreating, with the cause.
     const p = await waitFor(
       'norc',
-      (x) =>
-        x.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError',
+      (x) => x.status?.containerStatuses?.[0]?.state?.waiting?.message !== undefined,
     );
     expect(p.status?.phase).toBe('Pending');
-    expect(p.status?.containerStatuses?.[0]?.state?.waiting?.message).toBe(
-      'RuntimeClass "nope" not found: create it or remove spec.runtimeClassName',
-    );
+    expect(p.status?.containerStatuses?.[0]?.state?.waiting).toEqual({
+      reason: 'ContainerCreating',
+      message:
+        'Failed to create pod sandbox: RuntimeClass "nope" not found: create it or remove spec.runtimeClassName',
+    });
     await remove('norc');
   });
 

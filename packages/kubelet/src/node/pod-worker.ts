@@ -12,6 +12,7 @@ import {
   sandboxRetryMs,
   shouldRestart,
   terminatedReason,
+  waitingToCreate,
   type ContainerRecord,
 } from '../lifecycle/container-record.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
@@ -189,6 +190,7 @@ export class PodWorker {
         ]);
         this.#runtime = runtime;
         this.#network = network;
+        if (failures > 0) this.#waitToCreate(); // the last failure's message no longer holds
         return mountsFor;
       } catch (e) {
         await this.#sandboxFailed(e);
@@ -201,13 +203,12 @@ export class PodWorker {
 
   /**
    * A failed sandbox attempt: what it made goes (network, staged roots, the pod's directory), the
-   * containers wait with the reason, and a FailedCreatePodSandBox warning is written or counted.
+   * containers keep waiting to be created (with the cause), and a FailedCreatePodSandBox warning
+   * is written or counted.
    */
   async #sandboxFailed(e: unknown): Promise<void> {
     const message = errorMessage(e);
-    for (const s of this.#slots.values())
-      if (s.record.state.kind === 'waiting')
-        s.record.state = { kind: 'waiting', reason: 'CreateContainerConfigError', message };
+    this.#waitToCreate(message);
     this.#ctx.log.warn({ pod: this.#key, err: message }, 'pod cannot start, will retry');
     this.#startSettled();
     await Promise.all([...this.#staged.values()].map((s) => s.settled()));
@@ -221,6 +222,16 @@ export class PodWorker {
         if (err) this.#ctx.log.warn({ pod: this.#key, err: err.message }, 'event write failed');
       });
     await Promise.all([released, event, this.#publish()]);
+  }
+
+  /** The waiting containers wait to be created (lifecycle waitingToCreate), for `cause` if any. */
+  #waitToCreate(cause?: string): void {
+    const hasInit = this.#initNames.length > 0;
+    for (const s of this.#slots.values())
+      if (s.record.state.kind === 'waiting') {
+        const app = !this.#initNames.includes(s.record.name);
+        s.record.state = waitingToCreate(hasInit && app, cause);
+      }
   }
 
   /** Mounts the roots of the containers that run first (the first init container, else every app container). */

@@ -95,7 +95,12 @@ it('keeps a Pod whose sandbox fails Pending with one counted event, and runs it 
   expect(events[0]?.message).toMatch(/^Failed to create pod sandbox: .*configmap.*retry-cm/i);
   const pending = await pod('retry-cm');
   expect(pending.status?.phase).toBe('Pending');
-  expect(pending.status?.containerStatuses?.[0]?.state?.waiting?.message).toMatch(/retry-cm/);
+  // As the kubelet reports a sandbox being retried: still ContainerCreating (not a config
+  // error of the container), the cause as the event words it.
+  expect(pending.status?.containerStatuses?.[0]?.state?.waiting).toEqual({
+    reason: 'ContainerCreating',
+    message: events[0]?.message,
+  });
 
   await client.create(CONFIG_MAPS, {
     apiVersion: 'v1',
