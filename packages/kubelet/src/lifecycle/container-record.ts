@@ -85,8 +85,13 @@ export function waitingToCreate(podHasInit: boolean, cause?: string): RunState {
   return {
     kind: 'waiting',
     reason: podHasInit ? 'PodInitializing' : 'ContainerCreating',
-    ...(cause !== undefined ? { message: `Failed to create pod sandbox: ${cause}` } : {}),
+    ...(cause !== undefined ? { message: sandboxFailure(cause) } : {}),
   };
+}
+
+/** The FailedCreatePodSandBox Event's message, as the kubelet words it. */
+export function sandboxFailure(cause: string): string {
+  return `Failed to create pod sandbox: ${cause}`;
 }
 
 /** A record for a container nothing is known about yet (§1.6 defaults). */

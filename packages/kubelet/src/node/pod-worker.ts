@@ -9,6 +9,7 @@ import type { ImageRecord } from '../images/image-store.ts';
 import {
   initialRecord,
   restartBackoffMs,
+  sandboxFailure,
   sandboxRetryMs,
   shouldRestart,
   terminatedReason,
@@ -217,7 +218,7 @@ export class PodWorker {
       this.#ctx.log.warn({ pod: this.#key, err: errorMessage(err) }, 'undoing a sandbox failed');
     });
     const event = this.#events
-      .warn(this.#pod, 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${message}`)
+      .warn(this.#pod, 'FailedCreatePodSandBox', sandboxFailure(message))
       .then((err) => {
         if (err) this.#ctx.log.warn({ pod: this.#key, err: err.message }, 'event write failed');
       });
