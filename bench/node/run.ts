@@ -217,6 +217,52 @@ async function inSandboxSpawns(name: string): Promise<number[]> {
   return out;
 }
 
+/** The daemon's own node inside a container, as its launch runs it (loader, libraries, binary). */
+const daemonArgv = injection.daemon.argv(
+  { metadata: {}, spec: { containers: [] } },
+  { name: 'main' },
+);
+const NODE_ARGV = daemonArgv?.slice(0, daemonArgv.findIndex((a) => a.endsWith('/node')) + 1) ?? [];
+/** What the daemon does per exec (session.ts): spawn() a detached, piped /bin/echo, to 'close'. */
+const NODE_SPAWNS = `const { spawn } = require('node:child_process');
+(async () => {
+  const ms = [];
+  for (let i = 0; i < ${SPAWNS}; i++) {
+    const t = performance.now();
+    await new Promise((r) => {
+      const c = spawn('/bin/echo', ['hi'], { detached: true, stdio: 'pipe' });
+      c.stdout.resume();
+      c.stderr.resume();
+      c.once('close', r);
+    });
+    ms.push(performance.now() - t);
+  }
+  console.log(ms.join(' '));
+})();`;
+
+/**
+ * The daemon's part of an exec, measured apart from the channel: a node inside the container
+ * (the daemon's binary, started by an exec) spawns /bin/echo SPAWNS times as the daemon does;
+ * ms each. The exec round trip less this is the agent ⇄ daemon channel and the framing.
+ */
+async function inSandboxNodeSpawns(name: string): Promise<number[]> {
+  if (NODE_ARGV.length === 0) throw new Error('the daemon launch names no node binary');
+  const p = await backend.exec(
+    { namespace: 'default', pod: name, container: 'main' },
+    [...NODE_ARGV, '-e', NODE_SPAWNS],
+    { stdin: false, stdout: true, stderr: true, tty: false },
+  );
+  let out = '';
+  let err = '';
+  p.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  p.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  const exit = await p.exited;
+  const ms = out.trim().split(' ').map(Number);
+  if (ms.length !== SPAWNS || ms.some((x) => !(x >= 0)))
+    throw new Error(`node spawns in ${name}: ${JSON.stringify(exit)} ${out} ${err.slice(-512)}`);
+  return ms;
+}
+
 /** The exec rows of one runtime, on a Running Pod: the backend's path (once the daemon is
  * registered, or after 15 s without it) and the runtime's exec, interleaved. */
 async function execRows(runtime: string, name: string): Promise<void> {
@@ -235,6 +281,7 @@ async function execRows(runtime: string, name: string): Promise<void> {
     viaRuntime.push(await timeToOutput(file, args));
   }
   result[`${runtime} in-sandbox spawn`] = percentiles(await inSandboxSpawns(name));
+  result[`${runtime} in-sandbox node spawn`] = percentiles(await inSandboxNodeSpawns(name));
   result[`${runtime} exec round trip`] = percentiles(viaBackend.map((s) => s.ms));
   paths[`${runtime} exec round trip`] = pathCounts(viaBackend);
   result[`${runtime} runtime exec round trip`] = percentiles(viaRuntime);
@@ -294,6 +341,8 @@ for (const rt of RUNTIMES) {
     p50(`${rt.name} exec round trip`) / p50('floor local spawn');
   ratios[`${rt.name} exec / in-sandbox spawn`] =
     p50(`${rt.name} exec round trip`) / p50(`${rt.name} in-sandbox spawn`);
+  ratios[`${rt.name} exec / in-sandbox node spawn`] =
+    p50(`${rt.name} exec round trip`) / p50(`${rt.name} in-sandbox node spawn`);
   ratios[`${rt.name} runtime exec / local spawn`] =
     p50(`${rt.name} runtime exec round trip`) / p50('floor local spawn');
 }
