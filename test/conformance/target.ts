@@ -67,6 +67,20 @@ function connectionFrom(kubeconfigPath: string): Connection {
   return conn;
 }
 
+/**
+ * The request target as a raw client sends it: bytes a request line cannot carry are
+ * percent-encoded (UTF-8), and nothing else changes. `new URL(path, base)` would also resolve dot
+ * segments, so `…/configmaps/..` reached both servers as the namespace itself and the fuzzer's
+ * DELETE removed it; kube sees the `..` and refuses the name, and so must we.
+ */
+export function rawPath(path: string): string {
+  return path.replace(/[^\x21-\x7e]|["<>\\^`{|}#]/gu, (c) =>
+    [...Buffer.from(c, 'utf8')]
+      .map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join(''),
+  );
+}
+
 function open(
   conn: Connection,
   method: string,
@@ -74,7 +88,7 @@ function open(
   opts: RequestOptions,
   onResponse: (res: IncomingMessage) => void,
 ): (body?: string | Buffer) => void {
-  const url = new URL(path, conn.base);
+  const url = new URL(conn.base);
   const headers: Record<string, string> = {
     Accept: opts.accept ?? 'application/json',
     'User-Agent': 'conformance/1.0',
@@ -83,7 +97,7 @@ function open(
   if (opts.bodyLength !== undefined) headers['Content-Length'] = String(opts.bodyLength);
   if (conn.token) headers['Authorization'] = `Bearer ${conn.token}`;
   Object.assign(headers, opts.headers);
-  const common = { method, headers };
+  const common = { method, headers, path: rawPath(path) };
   const req =
     url.protocol === 'https:'
       ? httpsRequest(

@@ -29,6 +29,7 @@ import { upgradeTakeover, writeRawResponse } from './http/upgrade.ts';
 import type { UserInfo } from './auth/authenticate.ts';
 import { SYSTEM_MASTERS } from './authz/resolver.ts';
 import type { ApiServer } from './server.ts';
+import { recordRawPath } from './http/raw-path.ts';
 
 const MAX_HEADER_BYTES = 1 << 20;
 /** kube-apiserver's ReadHeaderTimeout (32s, just under its request-timeout bound): slowloris. */
@@ -79,14 +80,20 @@ function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal, upgrade 
     else if (v !== undefined) headers.set(k, v);
   }
   const method = req.method ?? 'GET';
-  if (FORBIDDEN_FETCH_METHODS.test(method)) return new Request(url, { headers, signal });
+  if (FORBIDDEN_FETCH_METHODS.test(method))
+    return withRawPath(new Request(url, { headers, signal }), req);
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
   // After an upgrade request's head the socket carries the new protocol, not a body.
   if (!upgrade && method !== 'GET' && method !== 'HEAD') {
     init.body = bodyStream(req);
     init.duplex = 'half';
   }
-  return new Request(url, init);
+  return withRawPath(new Request(url, init), req);
+}
+
+function withRawPath(request: Request, req: IncomingMessage): Request {
+  recordRawPath(request, req.url ?? '/');
+  return request;
 }
 
 /** Resolves once `res` can take more data, or has closed (the client went away). */

@@ -16,7 +16,13 @@ import type { CustomResourceDefinition } from '@agent-sandbox/kube-types';
 import { InServerControllers } from './controllers/in-server-controllers.ts';
 import { finalizeNamespace, isNamespaceFinalize } from './controllers/namespace-deletion.ts';
 import { CrdController } from './crd/crd-controller.ts';
-import { methodNotAllowed, routeNotFound, unauthorized, unroutableMethod } from './errors.ts';
+import {
+  badRequest,
+  methodNotAllowed,
+  routeNotFound,
+  unauthorized,
+  unroutableMethod,
+} from './errors.ts';
 import type { Call, ServerParts } from './http/context.ts';
 import {
   AGGREGATED_V2,
@@ -52,6 +58,7 @@ import { serveOpenApi } from './openapi/index.ts';
 import { ResourceCodec, type Converter } from './resource-store.ts';
 import { ResourceRegistry } from './resources/registry.ts';
 import { bindingsMethodNotAllowed, bindPod, isBindingRequest } from './resources/pods-binding.ts';
+import { requestPath } from './http/raw-path.ts';
 import type { ResourceInfo } from './resources/resource.ts';
 import type { Store } from './storage/store.ts';
 import { generateServiceAccountKey } from './tls/service-account-key.ts';
@@ -310,9 +317,10 @@ export class ApiServer {
     admit: Admission | undefined,
   ): Promise<Response> {
     const url = new URL(request.url);
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const rawPath = requestPath(request, url);
+    const path = rawPath.replace(/\/+$/, '') || '/';
     const routed = ROUTED_METHODS.has(method);
-    const req = parseResourceRequest(routed ? method : 'GET', url);
+    const req = parseResourceRequest(routed ? method : 'GET', url, rawPath);
     if (facts && routed && req) facts.req = req;
     const user = await this.#user(request, url, method);
     if (!user) return errorResponse(unauthorized());
@@ -320,7 +328,7 @@ export class ApiServer {
     // kube's handler chain authenticates before its in-flight filter, which counts by who asks.
     if (admit && !admit(user)) return tooManyRequests();
     // Authorization comes before routing, as in kube-apiserver's handler chain.
-    const denied = this.#authorizer?.deny(user, method, url, routed ? req : undefined);
+    const denied = this.#authorizer?.deny(user, method, url, routed ? req : undefined, rawPath);
     if (facts) facts.annotations = { 'authorization.k8s.io/decision': denied ? 'forbid' : 'allow' };
     if (denied) throw denied;
     const fixed = this.#fixedRoute(path, request);
@@ -491,6 +499,7 @@ export class ApiServer {
       throw r.crd ? methodNotAllowed(req.verb, r) : unroutableMethod();
     if (!r.verbs.includes(req.verb) && req.subresource === undefined)
       throw methodNotAllowed(req.verb, r);
+    checkNameRoute(r, req);
     negotiateOutput(request.headers.get('accept'), {
       list: LIST_VERBS.has(req.verb),
       protobuf: r.crd === undefined,
@@ -527,4 +536,16 @@ export class ApiServer {
     );
     for (const stored of page.items) this.#crdController.syncNow(stored);
   }
+}
+
+/**
+ * kube has no route for a PUT or PATCH of a collection, nor for a POST to a name: go-restful
+ * answers 405; the apiextensions handler answers a PUT or PATCH without a name with 400 and
+ * creates from a POST's body whatever its path names, as a POST to the collection.
+ */
+function checkNameRoute(r: ResourceInfo, req: ResourceRequest): void {
+  if (req.subresource !== undefined) return;
+  const unnamedWrite = (req.verb === 'update' || req.verb === 'patch') && req.name === undefined;
+  if (unnamedWrite) throw r.crd ? badRequest('name must be provided') : unroutableMethod();
+  if (req.verb === 'create' && req.name !== undefined && !r.crd) throw unroutableMethod();
 }

@@ -172,14 +172,109 @@ PARAMETER_CASES.push(
         'gracePeriodSeconds=-5',
         'gracePeriodSeconds=99999999999999999999',
         'orphanDependents=maybe',
+        'dryRun=',
+        'dryRun=Foo',
+        'dryRun=All&dryRun=',
       ])
         record(`DELETE one ${q}`, brief(await t.requestOnce('DELETE', `${base}/nosuch?${q}`)));
       const none = 'labelSelector=nomatch%3D1';
-      for (const q of ['propagationPolicy=Foo', 'gracePeriodSeconds=abc', 'limit=abc'])
+      for (const q of ['propagationPolicy=Foo', 'gracePeriodSeconds=abc', 'limit=abc', 'dryRun='])
         record(
           `DELETE collection ${q}`,
           brief(await t.requestOnce('DELETE', `${base}?${none}&${q}`)),
         );
+    },
+  },
+  {
+    // The fuzzer's case: a DELETE of the namespace with a body and `?dryRun=All`, which kube
+    // carried out for real.
+    name: 'hostile: a delete with a body ignores the query options',
+    async run(t, ns, record) {
+      const base = `/api/v1/namespaces/${ns}/configmaps`;
+      const del = async (path: string, body: unknown): Promise<unknown> =>
+        brief(await t.requestOnce('DELETE', path, { body }));
+      const exists = async (name: string): Promise<number> =>
+        (await t.requestOnce('GET', `${base}/${name}`)).status;
+      for (const name of ['q1', 'q2', 'q3', 'q4', 'q5'])
+        await t.request('POST', base, { body: configMap(name) });
+      record('one, {} + bad policy', await del(`${base}/q1?propagationPolicy=Foo`, '{}'));
+      record('one, {} + dryRun: deleted', [
+        await del(`${base}/q2?dryRun=All`, {}),
+        await exists('q2'),
+      ]);
+      record('one, null + bad grace', await del(`${base}/q3?gracePeriodSeconds=abc`, 'null'));
+      record('one, body dryRun + no query: kept', [
+        await del(`${base}/q4`, { dryRun: ['All'] }),
+        await exists('q4'),
+      ]);
+      record('one, bad body policy', await del(`${base}/q4`, { propagationPolicy: 'Foo' }));
+      record('one, bad body dryRun', await del(`${base}/q4`, { dryRun: ['Foo'] }));
+      record(
+        'one, invalid UTF-8 key',
+        await del(`${base}/q4`, Buffer.from('{"\xff\xfe":1}', 'latin1')),
+      );
+      record('collection, {} + bad policy', [
+        await del(`${base}?labelSelector=nomatch%3D1&propagationPolicy=Foo`, {}),
+        await exists('q5'),
+      ]);
+    },
+  },
+  {
+    name: 'hostile: writes without a route — PUT or PATCH of a collection, POST to a name',
+    async run(t, ns, record) {
+      const cm = `/api/v1/namespaces/${ns}/configmaps`;
+      const sb = `/apis/agents.x-k8s.io/v1beta1/namespaces/${ns}/sandboxes`;
+      const send = async (method: string, path: string, contentType: string): Promise<unknown> =>
+        brief(await t.requestOnce(method, path, { body: '{}', contentType }));
+      for (const base of [cm, sb, '/api/v1/namespaces', '/api/v1/configmaps']) {
+        record(`PUT ${base}`, await send('PUT', base, 'application/json'));
+        record(`PATCH ${base}`, await send('PATCH', base, 'application/merge-patch+json'));
+        record(
+          `apply ${base}`,
+          await send('PATCH', `${base}?fieldManager=m`, 'application/apply-patch+yaml'),
+        );
+      }
+      record(`POST ${cm}/x`, await send('POST', `${cm}/x?dryRun=All`, 'application/json'));
+      record(
+        'apply of another kind to a new name',
+        brief(
+          await t.requestOnce(
+            'PATCH',
+            `/api/v1/namespaces/${ns}/events/x?fieldManager=m&dryRun=All`,
+            {
+              body: configMap('x'),
+              contentType: 'application/apply-patch+yaml',
+            },
+          ),
+        ),
+      );
+    },
+  },
+  {
+    // kube routes dot segments as sent (a name `..` it refuses, a resource `.` it does not know);
+    // a WHATWG URL would resolve them, e.g. `configmaps/..` to the namespace.
+    name: 'hostile: dot segments in the path are routed as sent',
+    async run(t, ns, record) {
+      const cm = `/api/v1/namespaces/${ns}/configmaps`;
+      for (const path of [
+        `${cm}/.`,
+        `${cm}/..`,
+        `${cm}/%2e%2e`,
+        `${cm}/./x`,
+        `/api/v1/namespaces/${ns}/./configmaps`,
+        `/api/v1/namespaces/${ns}/%2e%2e/configmaps`,
+        `/api/v1/namespaces/${ns}/pods/../status`,
+        `/apis/agents.x-k8s.io/v1beta1/namespaces/${ns}/sandboxes/.`,
+        '/api/v1/namespaces/..',
+        '/api/v1/..',
+        '/healthz/..',
+      ])
+        record(`GET ${path}`, brief(await t.requestOnce('GET', path)));
+      record(`DELETE ${cm}/..`, brief(await t.requestOnce('DELETE', `${cm}/..`, { body: '{}' })));
+      record(
+        'the namespace is still there',
+        (await t.requestOnce('GET', `/api/v1/namespaces/${ns}`)).status,
+      );
     },
   },
   {

@@ -13,7 +13,11 @@ const { values } = parseArgs({
   },
 });
 const env: NodeJS.ProcessEnv = { ...process.env, FUZZ_RUNS: wholeNumber('runs', values.runs) };
-if (values.seed !== undefined) env['FUZZ_SEED'] = wholeNumber('seed', values.seed);
+// Without --seed a run explores: the suite's own default seed is the fixed one CI replays.
+env['FUZZ_SEED'] =
+  values.seed !== undefined
+    ? wholeNumber('seed', values.seed)
+    : String(Math.floor(Math.random() * 2 ** 31));
 const maxRss = values['max-rss-mib'];
 if (maxRss !== undefined) env['FUZZ_MAX_RSS_MIB'] = wholeNumber('max-rss-mib', maxRss, 1);
 const run = spawnSync(

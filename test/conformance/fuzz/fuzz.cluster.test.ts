@@ -5,7 +5,8 @@
 // server runs in a child process, so the RSS printed and bounded is the server's, not the
 // fuzzer's; kube-apiserver's is printed beside it.
 // FUZZ_SEED=<n> replays a run; FUZZ_RUNS=<n> sets its length (CI: 300); FUZZ_MAX_RSS_MIB=<n>
-// bounds the embedded server's peak RSS; `npm run fuzz` wraps all three.
+// bounds the embedded server's peak RSS; `npm run fuzz` wraps all three and explores: without
+// --seed it draws a new seed each run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCluster } from '../../support/cluster.ts';
 import { targetFor, type HttpResult, type Target } from '../target.ts';
@@ -18,7 +19,14 @@ import {
   type EmbeddedProcess,
 } from './server-process.ts';
 
-const SEED = Number(process.env['FUZZ_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+/**
+ * The suite's own seed, fixed so that a CI run is a regression check that fails only on a change
+ * (a random seed there found a new difference in about one run of ten: CI then failed for
+ * differences older than the change under test). New seeds are `npm run fuzz`'s job; a
+ * difference one finds becomes a conformance case or a KNOWN_FUZZ_DIFFERENCES entry.
+ */
+const CI_SEED = 1303491925;
+const SEED = Number(process.env['FUZZ_SEED'] ?? CI_SEED);
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 300);
 /**
  * The embedded server's peak RSS bound. Idle it holds about 200 MiB (Node, tsx, SQLite, the

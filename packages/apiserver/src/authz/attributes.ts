@@ -23,8 +23,9 @@ export function requestAttributes(
   method: string,
   url: URL,
   req: ResourceRequest | undefined,
+  path: string = url.pathname,
 ): Attributes {
-  if (!req) return { user, resourceRequest: false, verb: method.toLowerCase(), path: url.pathname };
+  if (!req) return { user, resourceRequest: false, verb: method.toLowerCase(), path };
   let name = req.name;
   if (name === undefined && (req.verb === 'list' || req.verb === 'watch')) name = selectedName(url);
   const namespace = req.group === '' && req.resource === 'namespaces' ? req.name : req.namespace;

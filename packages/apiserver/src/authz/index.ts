@@ -50,8 +50,9 @@ export class Authorizer {
     method: string,
     url: URL,
     req: ResourceRequest | undefined,
+    path: string = url.pathname,
   ): ApiError | undefined {
-    const a = requestAttributes(user, method, url, req);
+    const a = requestAttributes(user, method, url, req, path);
     const d = this.decide(a);
     return d.allowed ? undefined : forbiddenError(a, d.reason);
   }

@@ -43,6 +43,17 @@ function checkFieldManager(optionsKind: string, manager: string): void {
   }
 }
 
+/** kube's dryRun rule for every options kind: each value "All"; true when there is one. */
+export function checkDryRun(optionsKind: string, values: readonly unknown[]): boolean {
+  if (values.some((v) => v !== 'All'))
+    throw invalidOptions(
+      optionsKind,
+      'dryRun',
+      `Unsupported value: ${JSON.stringify(values)}: supported values: "All"`,
+    );
+  return values.length > 0;
+}
+
 export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
@@ -53,16 +64,7 @@ export function writeOptions(
   url: URL,
   optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
 ): WriteOptions {
-  const dryRunValues = url.searchParams.getAll('dryRun');
-  for (const v of dryRunValues) {
-    if (v !== 'All') {
-      throw invalidOptions(
-        optionsKind,
-        'dryRun',
-        `Unsupported value: ${JSON.stringify(dryRunValues)}: supported values: "All"`,
-      );
-    }
-  }
+  const dryRun = checkDryRun(optionsKind, url.searchParams.getAll('dryRun'));
   const fv = url.searchParams.get('fieldValidation') ?? 'Warn';
   if (!['Ignore', 'Warn', 'Strict'].includes(fv)) {
     throw invalidOptions(
@@ -72,7 +74,7 @@ export function writeOptions(
     );
   }
   const out: WriteOptions = {
-    dryRun: dryRunValues.length > 0,
+    dryRun,
     fieldValidation: fv as FieldValidation,
   };
   const manager = url.searchParams.get('fieldManager');

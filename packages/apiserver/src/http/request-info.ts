@@ -35,10 +35,14 @@ function decodeSegment(segment: string): string {
 }
 
 /** Returns undefined for paths that are not resource requests (discovery, openapi, 404). */
-export function parseResourceRequest(method: string, url: URL): ResourceRequest | undefined {
+export function parseResourceRequest(
+  method: string,
+  url: URL,
+  path: string = url.pathname,
+): ResourceRequest | undefined {
   // Like Go's mux, route on the decoded path: `a%2Fb` is two segments. Only the ends are
   // trimmed: no route of kube's matches an empty segment inside (`/api//v1` is its 404).
-  const parts = decodeSegment(url.pathname)
+  const parts = decodeSegment(path)
     .replace(/^\/+|\/+$/g, '')
     .split('/');
   if (parts.includes('')) return undefined;

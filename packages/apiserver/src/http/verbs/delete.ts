@@ -9,22 +9,63 @@ import {
 } from '../../operations/delete-object.ts';
 import { readBody } from '../body.ts';
 import type { Call, ServerParts } from '../context.ts';
-import { invalidOptions } from '../options.ts';
+import { checkDryRun, invalidOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
 import { decodeContinue } from './continue-token.ts';
 import { listFilter } from './filter.ts';
 import { listOptions, parseInt64 } from '../list-options.ts';
 import { checkPathSegmentName } from '../request-info.ts';
 
+/**
+ * A delete's options come from its body when it has one, else from the query — never both: kube
+ * decodes a non-empty body and then ignores the query's gracePeriodSeconds, propagationPolicy,
+ * orphanDependents and dryRun altogether (a DELETE with `{}` and `?dryRun=All` really deletes).
+ */
 async function deleteOptions(call: Call): Promise<DeleteOptions> {
-  let body: Record<string, unknown> = {};
-  if (call.http.body) {
-    const parsed = await readBody(call.http, 'DeleteOptions');
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      body = parsed as Record<string, unknown>;
-    else if (parsed !== null && parsed !== undefined)
-      throw badRequest('the body of a delete request must be DeleteOptions');
+  const body = call.http.body ? await bodyOptions(call) : undefined;
+  const q = call.url.searchParams;
+  const from = (key: string): unknown =>
+    body === undefined ? (q.get(key) ?? undefined) : body[key];
+  const grace =
+    body === undefined
+      ? gracePeriodQuery(q.get('gracePeriodSeconds'))
+      : gracePeriodBody(body['gracePeriodSeconds']);
+  const policy = from('propagationPolicy');
+  if (
+    policy !== undefined &&
+    policy !== null &&
+    (typeof policy !== 'string' || !['Orphan', 'Background', 'Foreground'].includes(policy))
+  ) {
+    throw invalidOptions(
+      'DeleteOptions',
+      'propagationPolicy',
+      `Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+    );
   }
+  const orphanParam = from('orphanDependents');
+  const bodyDryRun = body?.['dryRun'];
+  const dryRun = checkDryRun(
+    'DeleteOptions',
+    body === undefined ? q.getAll('dryRun') : Array.isArray(bodyDryRun) ? bodyDryRun : [],
+  );
+  const out: DeleteOptions = { dryRun };
+  if (grace !== undefined) out.gracePeriodSeconds = grace;
+  if (policy) out.propagationPolicy = policy as PropagationPolicy;
+  if (orphanParam !== undefined && orphanParam !== null)
+    out.orphanDependents = orphanParam === true || orphanParam === 'true';
+  const pre = body?.['preconditions'];
+  if (pre && typeof pre === 'object') out.preconditions = pre as DeleteOptions['preconditions'];
+  return out;
+}
+
+/** The DeleteOptions a body carries ({} for `null`); undefined when the body is empty. */
+async function bodyOptions(call: Call): Promise<Record<string, unknown> | undefined> {
+  const parsed = await readBody(call.http, 'DeleteOptions');
+  if (parsed === undefined) return undefined;
+  if (parsed === null) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    throw badRequest('the body of a delete request must be DeleteOptions');
+  const body = parsed as Record<string, unknown>;
   const kind = body['kind'];
   // kube decodes the body with its options scheme, which knows no other kind.
   if (typeof kind === 'string' && kind !== '' && kind !== 'DeleteOptions') {
@@ -33,41 +74,19 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
       `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(version)} in scheme "pkg/runtime/scheme.go:111"`,
     );
   }
-  const q = call.url.searchParams;
-  const grace = gracePeriod(q.get('gracePeriodSeconds'), body['gracePeriodSeconds']);
-  const policy = (q.get('propagationPolicy') ?? body['propagationPolicy']) as string | undefined;
-  if (
-    policy !== undefined &&
-    policy !== null &&
-    !['Orphan', 'Background', 'Foreground'].includes(policy)
-  ) {
-    throw invalidOptions(
-      'DeleteOptions',
-      'propagationPolicy',
-      `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
-    );
-  }
-  const orphanParam = q.get('orphanDependents') ?? body['orphanDependents'];
-  const dryRun =
-    q.getAll('dryRun').length > 0 ||
-    (Array.isArray(body['dryRun']) && (body['dryRun'] as unknown[]).length > 0);
-  const out: DeleteOptions = { dryRun };
-  if (grace !== undefined) out.gracePeriodSeconds = grace;
-  if (policy) out.propagationPolicy = policy as PropagationPolicy;
-  if (orphanParam !== undefined && orphanParam !== null)
-    out.orphanDependents = orphanParam === true || orphanParam === 'true';
-  const pre = body['preconditions'];
-  if (pre && typeof pre === 'object') out.preconditions = pre as DeleteOptions['preconditions'];
-  return out;
+  return body;
 }
 
-/** DeleteOptions.gracePeriodSeconds from the query, else the body; an int64 or a 400. */
-function gracePeriod(query: string | null, body: unknown): number | undefined {
-  if (query !== null) {
-    const parsed = parseInt64(query);
-    if (typeof parsed === 'object') throw badRequest(parsed.error);
-    return Number(parsed);
-  }
+/** DeleteOptions.gracePeriodSeconds from the query: an int64 or a 400. */
+function gracePeriodQuery(query: string | null): number | undefined {
+  if (query === null) return undefined;
+  const parsed = parseInt64(query);
+  if (typeof parsed === 'object') throw badRequest(parsed.error);
+  return Number(parsed);
+}
+
+/** DeleteOptions.gracePeriodSeconds from a body: a whole number or a 400. */
+function gracePeriodBody(body: unknown): number | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body !== 'number' || !Number.isInteger(body))
     throw badRequest(

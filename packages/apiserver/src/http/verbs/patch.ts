@@ -136,6 +136,7 @@ function applyCreate(
     apiVersion: groupVersion(r.group, call.version),
     schema: mergeSchemaFor(r, call.version),
     now: formatTime(parts.ctx.now()),
+    kind: r.kind,
   }).object as KubeObject;
   obj.apiVersion = groupVersion(r.group, call.version);
   obj.kind = r.kind;
