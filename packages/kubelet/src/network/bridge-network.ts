@@ -67,6 +67,12 @@ export class BridgePodNetwork implements PodNetwork {
   #ready: Promise<void> | undefined;
   readonly #pool: NetnsPool;
   #pending = 0;
+  /** Whether the bridge was ever made or found here (then its absence means it was removed). */
+  #bridgeSeen = false;
+  /** Counts the bridge's re-makings: a made-ahead network made before the last one is stale. */
+  #bridgeEpoch = 0;
+  /** The bridge epoch each held made-ahead network was made in, by its key. */
+  readonly #aheadEpochs = new Map<string, number>();
 
   constructor(options: BridgePodNetworkOptions) {
     const cidr = options.podCidr ?? '10.88.0.0/16';
@@ -82,6 +88,7 @@ export class BridgePodNetwork implements PodNetwork {
       refillDelayMs: POOL_REFILL_DELAY_MS,
       make: () => this.#makeAhead(),
       remove: (e) => this.tearDown({ uid: e.key }),
+      stale: (e) => this.#aheadEpochs.get(e.key) !== this.#bridgeEpoch,
       onError: options.onPoolError ?? (() => undefined),
     });
   }
@@ -135,6 +142,9 @@ export class BridgePodNetwork implements PodNetwork {
 
   async #createBridge(): Promise<void> {
     const exists = (await runCommand('ip', ['link', 'show', this.bridge])).code === 0;
+    // Made again after it went (another process removed it): the networks made ahead on the old
+    // one are detached from it (their veth has no master) and go once it is ready.
+    const remade = !exists && this.#bridgeSeen;
     if (!exists)
       await ip(['link', 'add', this.bridge, 'type', 'bridge'], `create bridge ${this.bridge}`);
     const addr = `${this.ipam.gateway}/${this.ipam.prefixLength}`;
@@ -162,6 +172,11 @@ export class BridgePodNetwork implements PodNetwork {
       ].join('\n'),
       `masquerade the pod CIDR ${cidr}`,
     );
+    this.#bridgeSeen = true;
+    if (remade) {
+      this.#bridgeEpoch++;
+      void this.#pool.renew();
+    }
   }
 
   async setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus> {
@@ -179,6 +194,7 @@ export class BridgePodNetwork implements PodNetwork {
   async #setUp(pod: PodNetworkTarget): Promise<PodNetworkStatus> {
     if (this.ipam.lookup(pod.uid) === undefined) {
       const ahead = this.#pool.take();
+      if (ahead) this.#aheadEpochs.delete(ahead.key);
       // One made on a bridge since removed is detached: the path below makes it again.
       if (ahead && this.ipam.rekey(ahead.key, pod.uid)) {
         const n = this.names(ahead.key);
@@ -204,6 +220,7 @@ export class BridgePodNetwork implements PodNetwork {
     const ip = this.ipam.allocate(pending);
     const key = poolKey(ip);
     this.ipam.rekey(pending, key);
+    this.#aheadEpochs.set(key, this.#bridgeEpoch);
     try {
       await this.#create(this.names(key), ip);
     } catch (err) {
@@ -291,6 +308,7 @@ export class BridgePodNetwork implements PodNetwork {
   }
 
   async tearDown(pod: Pick<PodNetworkTarget, 'uid'>): Promise<void> {
+    this.#aheadEpochs.delete(pod.uid);
     const netns = await this.#netnsNames();
     const n = this.#namesOf(pod.uid, netns);
     await this.#remove(n, netns.includes(n.netns));

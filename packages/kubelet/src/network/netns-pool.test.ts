@@ -74,4 +74,39 @@ describe('NetnsPool', () => {
     await sleep(20);
     expect(p.readyCount).toBe(0);
   });
+
+  it('renew drops the held entries gone stale and refills; one made stale is dropped too', async () => {
+    let epoch = 0;
+    const epochs = new Map<string, number>();
+    let n = 0;
+    let release: (() => void) | undefined;
+    const { p, removed } = pool({
+      make: async () => {
+        const key = `k${++n}`;
+        epochs.set(key, epoch);
+        if (n === 4) await new Promise<void>((r) => (release = r)); // in flight across a renewal
+        return { key, ip: `10.0.0.${n}` };
+      },
+      stale: (e) => epochs.get(e.key) !== epoch,
+    });
+    p.start();
+    await eventually(() => p.readyCount === 2);
+    await p.renew(); // nothing stale: both stay
+    expect(removed).toEqual([]);
+    expect(p.take()?.key).toBe('k1');
+    p.idle();
+    await eventually(() => p.readyCount === 2);
+    expect(p.readyCount).toBe(2); // k2, k3
+    p.take(); // k2
+    p.idle(); // k4 is being made...
+    await eventually(() => release !== undefined);
+    epoch++; // ...when the bridge is made again
+    await p.renew();
+    expect(removed.map((e) => e.key)).toEqual(['k3']);
+    release?.();
+    await eventually(() => p.readyCount === 2);
+    expect(removed.map((e) => e.key)).toEqual(['k3', 'k4']);
+    expect([p.take()?.key, p.take()?.key]).toEqual(['k5', 'k6']);
+    await p.drain();
+  });
 });

@@ -5,7 +5,9 @@
 // (idle()), or a while after a take otherwise, so they do not compete with the start that took
 // the entry; failures leave the pool short (setUp then makes the network itself) and the next
 // take tries again. The pool keeps `size` entries, more (up to `maxSize`) while recent takes
-// outnumber it: a burst of starts finds as many made as the last one took.
+// outnumber it: a burst of starts finds as many made as the last one took. Entries can go stale
+// while held (the bridge network's bridge was removed and made again: their veth has no master):
+// renew() drops those and refills, and one made while that happened is dropped when it is done.
 
 /** A made network waiting for a Pod: its IPAM key (which also names its netns and veth) and IP. */
 export interface PoolEntry {
@@ -24,6 +26,8 @@ export interface NetnsPoolOptions {
   refillDelayMs: number;
   make(): Promise<PoolEntry>;
   remove(entry: PoolEntry): Promise<void>;
+  /** Whether a held entry can no longer be handed out (renew(), and each make). @default never */
+  stale?(entry: PoolEntry): boolean;
   onError(err: unknown): void;
 }
 
@@ -76,6 +80,23 @@ export class NetnsPool {
     return this.#takes;
   }
 
+  /** Removes the held entries that went stale and refills (the bridge was made again). */
+  async renew(): Promise<void> {
+    const stale = this.#ready.filter((e) => this.#stale(e));
+    for (const e of stale) this.#ready.splice(this.#ready.indexOf(e), 1);
+    this.#schedule(0);
+    await this.#removeAll(stale);
+  }
+
+  #stale(e: PoolEntry): boolean {
+    return this.#o.stale?.(e) ?? false;
+  }
+
+  async #removeAll(entries: PoolEntry[]): Promise<void> {
+    const results = await Promise.allSettled(entries.map((e) => this.#o.remove(e)));
+    for (const r of results) if (r.status === 'rejected') this.#o.onError(r.reason);
+  }
+
   get readyCount(): number {
     return this.#ready.length;
   }
@@ -86,9 +107,7 @@ export class NetnsPool {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#filling;
-    const left = this.#ready.splice(0);
-    const results = await Promise.allSettled(left.map((e) => this.#o.remove(e)));
-    for (const r of results) if (r.status === 'rejected') this.#o.onError(r.reason);
+    await this.#removeAll(this.#ready.splice(0));
   }
 
   #schedule(ms: number): void {
@@ -109,7 +128,9 @@ export class NetnsPool {
         this.#o.onError(err);
         return;
       }
-      this.#ready.push(e);
+      // Made across a renewal (the bridge went while it was made): not one to hand out.
+      if (this.#stale(e)) await this.#removeAll([e]);
+      else this.#ready.push(e);
     }
   }
 }

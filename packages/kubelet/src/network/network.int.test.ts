@@ -94,6 +94,22 @@ async function leaks(): Promise<string[]> {
   ];
 }
 
+/** The made-ahead networks' namespaces of this run. */
+async function poolNetnsNames(): Promise<string[]> {
+  return (await readdir('/run/netns')).filter((n) => n.startsWith(`${PREFIX}-pool-`)).sort();
+}
+
+/** The bridge the host end of made-ahead namespace `ns`'s veth is a port of ('' for none). */
+async function masterOf(ns: string): Promise<string> {
+  // eth0's peer index inside the namespace names the host veth (ip shows it as eth0@ifN).
+  const inner = (await run('ip', ['-n', ns, '-o', 'link', 'show', 'eth0'])).stdout;
+  const peer = /eth0@if(\d+)/.exec(inner)?.[1];
+  const host = (await run('ip', ['-o', 'link', 'show'])).stdout
+    .split('\n')
+    .find((l) => l.startsWith(`${peer}: `));
+  return / master (\S+) /.exec(host ?? '')?.[1] ?? '';
+}
+
 describe('bridge pod network', () => {
   let dir: string;
   const children: ChildProcess[] = [];
@@ -182,6 +198,39 @@ describe('bridge pod network', () => {
     expect((await readdir('/run/netns')).filter((n) => n.startsWith(`${PREFIX}-pool-`))).toEqual(
       [],
     );
+  });
+
+  it('drops the networks it made ahead when the bridge is made again, and hands out working ones', async () => {
+    const net = new BridgePodNetwork({
+      stateDir: join(dir, 'renew-state'),
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+      poolSize: 2,
+      onPoolError: () => undefined, // refills fail while the bridge is gone
+    });
+    net.prepare();
+    await expect.poll(() => net.pooled, { timeout: 30_000 }).toBe(2);
+    const before = await poolNetnsNames();
+    await run('ip', ['link', 'delete', BRIDGE]); // another process removes it
+    // The first set-up finds it gone and fails (the worker retries); the retry makes it again.
+    await expect(net.setUp(target('uid-first'))).rejects.toThrow(BRIDGE);
+    // It took a made-ahead network, and keeps that network's name (remade on the new bridge).
+    const first = (await net.setUp(target('uid-first'))).netnsPath.slice('/run/netns/'.length);
+    const held = async () => (await poolNetnsNames()).filter((n) => n !== first);
+    // The other one made on the old bridge went; the pool is full again of ones on the new one.
+    await expect.poll(held, { timeout: 30_000 }).toHaveLength(2);
+    const after = await held();
+    expect(after.filter((n) => before.includes(n))).toEqual([]);
+    for (const ns of after) expect(await masterOf(ns)).toBe(BRIDGE);
+    // A Pod now takes one as made (no remaking on its start), and the host reaches it.
+    const taken = await net.setUp(target('uid-next'));
+    expect(after.map((n) => `/run/netns/${n}`)).toContain(taken.netnsPath);
+    const ns = taken.netnsPath.slice('/run/netns/'.length);
+    children.push(await echoIn(ns, 8080));
+    expect(await probe(undefined, taken.ips[0] as string, 8080)).toBe('ok');
+    await net.drain();
+    for (const uid of ['uid-first', 'uid-next']) await net.tearDown({ uid });
   });
 
   it('gives each Pod its own namespace and bridge IP; Pods and the host reach each other', async () => {
