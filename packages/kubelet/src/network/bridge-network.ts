@@ -145,8 +145,19 @@ export class BridgePodNetwork implements PodNetwork {
     // Made again after it went (another process removed it): the networks made ahead on the old
     // one are detached from it (their veth has no master) and go once it is ready.
     const remade = !exists && this.#bridgeSeen;
+    // A bridge given no address takes its lowest port's MAC and changes it as ports come and go.
+    // Pods keep the gateway's old MAC in their neighbour table (REACHABLE for up to ~45 s, and
+    // nothing tells them), so once the Pod holding that MAC is deleted their packets to the
+    // host went nowhere: a daemon's first answer to the SDK never arrived (channel CONNECTING).
+    // An address set by hand never changes; made from the gateway IP, it is the same after a
+    // restart (docker0 and CNI bridges pin theirs for the same reason).
+    const mac = macOfIp(this.ipam.gateway);
     if (!exists)
-      await ip(['link', 'add', this.bridge, 'type', 'bridge'], `create bridge ${this.bridge}`);
+      await ip(
+        ['link', 'add', this.bridge, 'address', mac, 'type', 'bridge'],
+        `create bridge ${this.bridge}`,
+      );
+    else await ip(['link', 'set', this.bridge, 'address', mac], `pin the MAC of ${this.bridge}`);
     const addr = `${this.ipam.gateway}/${this.ipam.prefixLength}`;
     const shown = await ip(
       ['-4', 'addr', 'show', 'dev', this.bridge],

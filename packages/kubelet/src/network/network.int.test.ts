@@ -7,7 +7,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,6 +36,8 @@ const [INET_HOST, INET_PEER] = [`${PREFIX}i0`, `${PREFIX}i1`];
 /** The "internet" uplink: 198.18.0.0/15 is for tests and outside the policy's except list. */
 const [UPLINK_HOST, UPLINK_PEER] = [`198.18.${N}.1`, `198.18.${N}.10`];
 const POLICY_TABLE = `${PREFIX}_policy`;
+/** A bridge port with the lowest MAC there is (the MAC test). */
+const LOW_PORT = `${PREFIX}lo`;
 /** Our Pods' route to the metadata address: a table of our own, chosen by source address. */
 const ROUTE_TABLE = String(20_000 + N);
 const METADATA = '169.254.169.254';
@@ -129,6 +131,7 @@ describe('bridge pod network', () => {
     await run('ip', ['netns', 'delete', INET_NS]).catch(() => undefined);
     await run('nft', ['delete', 'table', 'inet', POLICY_TABLE]).catch(() => undefined);
     await run('ip', ['rule', 'del', 'from', CIDR, 'table', ROUTE_TABLE]).catch(() => undefined);
+    await run('ip', ['link', 'delete', LOW_PORT]).catch(() => undefined);
     // the kernel removes a deleted namespace's veth pair asynchronously
     await expect.poll(leaks, { timeout: 5000 }).toEqual([]);
   });
@@ -341,6 +344,45 @@ describe('bridge pod network', () => {
     ).toBe(mac.match(/link\/ether \S+/)?.[0]);
     children.push(await echoIn(reused, 8080));
     expect(await probe(undefined, ip, 8080)).toBe('ok');
+  });
+
+  it("a Pod's answer to the host arrives after the bridge's lowest-MAC port is removed", async () => {
+    // bench:sdk's stall: the SDK connected to a fresh daemon (TCP up), the Pod that lent the
+    // bridge its MAC was deleted, and the daemon's first HTTP/2 frames went to that MAC — the
+    // Pod's neighbour entry for the gateway kept it, and the host, waiting, sent nothing that
+    // would have corrected it. A port with the lowest MAC there is stands in for that Pod.
+    const net = new BridgePodNetwork({
+      stateDir: join(dir, 'mac'),
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+    });
+    const pod = await net.setUp(target('uid-m'));
+    const ip = pod.ips[0] as string;
+    const low = `link add ${LOW_PORT} address 02:00:00:00:00:01 type veth peer name ${LOW_PORT}p`;
+    await run('ip', low.split(' '));
+    await run('ip', ['link', 'set', LOW_PORT, 'master', BRIDGE, 'up']);
+    // The server speaks first, a while after the connection, as a gRPC server's SETTINGS do.
+    const greeter = spawn('nsenter', [
+      `--net=/run/netns/${PREFIX}-uid-m`,
+      process.execPath,
+      '-e',
+      `require('net').createServer((s)=>setTimeout(()=>s.end('hello'),1000)).listen(8080,'0.0.0.0',()=>console.log('ready'))`,
+    ]);
+    children.push(greeter);
+    await new Promise((resolve) => greeter.stdout.once('data', resolve));
+    const greeting = new Promise<string>((resolve, reject) => {
+      const s = connect({ host: ip, port: 8080 });
+      s.setTimeout(5000, () => (s.destroy(), reject(new Error('no greeting within 5 s'))));
+      s.once('connect', () => {
+        void run('ip', ['link', 'delete', LOW_PORT]).catch(reject);
+      });
+      let got = '';
+      s.on('data', (d: Buffer) => (got += d.toString()));
+      s.once('end', () => resolve(got));
+      s.once('error', reject);
+    });
+    await expect(greeting).resolves.toBe('hello');
   });
 
   describe('NetworkPolicy (SandboxTemplate default policy)', () => {
