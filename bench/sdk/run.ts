@@ -9,11 +9,14 @@
 // --diagnose: `up` runs under --cpu-prof and its audit log and output are kept beside the JSON,
 // which then holds each warm round's start on the monotonic clock; `npx tsx bench/sdk/diagnose.ts
 // <json>` says per round what up's event loop ran and which writes it served around the claim.
+//
+// A failed round keeps up's data dir (up.log, daemons.txt, and network.txt: the node's network
+// state around the Pod at the failure, bench/sdk/capture.ts) and the run exits 1.
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage } from '@agent-sandbox/kubelet/testing';
 import { startUp, stopUp, upLeaks, upNetwork } from '@agent-sandbox/local/testing';
 import { Annotations } from '@agent-sandbox/api';
-import { SANDBOX_CLAIMS } from '@agent-sandbox/controllers';
+import { SANDBOX_CLAIMS, SANDBOXES } from '@agent-sandbox/controllers';
 import type { KubeClient } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { Sandbox, type ConnectionOptions } from '@agent-sandbox/sdk';
@@ -31,6 +34,7 @@ import { parseArgs } from 'node:util';
 import { percentiles, type Percentiles } from '../claims/stats.ts';
 import { floors, timeToOutput } from '../node/floors.ts';
 import { writeBarsPng } from '../node/plot.ts';
+import { captureNetwork } from './capture.ts';
 import { applyBenchPool, untilPoolReady } from './pool.ts';
 import { POINTS, timelineOf, watchAdoptions, type Timeline } from './timeline.ts';
 
@@ -90,10 +94,10 @@ async function createToOutput(
   const sandbox = await Sandbox.create({ ...conn, tracerProvider, ...source });
   try {
     const createMs = performance.now() - t0;
-    const firstOutputMs = await untilOutput(sandbox);
+    const firstOutputMs = await untilOutput(sandbox).catch(captureFor(kube, sandbox.sandboxName));
     const t1 = performance.now();
     const roundSpans = [...spans.getFinishedSpans()];
-    await untilOutput(sandbox);
+    await untilOutput(sandbox).catch(captureFor(kube, sandbox.sandboxName));
     const againMs = performance.now() - t1;
     // Untimed: the annotations the controller stamped on the claim.
     const claim = sandbox.claimName ? await stampedClaim(kube, sandbox.claimName) : undefined;
@@ -104,9 +108,25 @@ async function createToOutput(
     );
     return { createMs, firstOutputMs: firstOutputMs - t0, againMs, timeline, startedAt };
   } finally {
-    await sandbox.kill();
-    await sandbox.close();
+    // close() even when kill() fails: an open handle would keep the run alive after its report.
+    await sandbox.kill().finally(() => sandbox.close());
   }
+}
+
+/** The network state of a failed round's Pod, captured while it still runs (kept with up's data dir). */
+const captures: string[] = [];
+function captureFor(kube: KubeClient, sandboxName: string): (err: unknown) => Promise<never> {
+  return async (err) => {
+    const sandbox = await kube
+      .get<KubeObject>(SANDBOXES, 'default', sandboxName)
+      .catch(() => undefined);
+    const ips = (sandbox as { status?: { podIPs?: string[] } } | undefined)?.status?.podIPs ?? [];
+    const at = new Date().toISOString();
+    const message = err instanceof Error ? err.message : String(err);
+    captures.push(`# ${at} ${sandboxName}: ${message}`);
+    for (const ip of ips) captures.push(await captureNetwork(ip));
+    throw err;
+  };
 }
 
 /** The claim once the controller's trailing claim-first-ready-at write is in (at most 2 s). */
@@ -251,7 +271,8 @@ try {
   if (failures.length === 0) await rm(dir, { recursive: true, force: true });
   else {
     writeFileSync(join(dir, 'daemons.txt'), up.daemonLog(200));
-    log(`kept ${dir} (up.log, daemons.txt) for the failed rounds`);
+    writeFileSync(join(dir, 'network.txt'), captures.join('\n'));
+    log(`kept ${dir} (up.log, daemons.txt, network.txt) for the failed rounds`);
   }
 }
 
@@ -319,9 +340,12 @@ writeBarsPng(
 );
 console.log(`\n${base}.json\n${base}.png`);
 
-// A run that should be over but is still alive says what holds it (a failed round once left one).
+// A failed round or a leak fails the run. One that should be over but is still alive says what
+// holds it and exits failed (a failed round once left a run that never ended).
+if (failures.length > 0 || leaks.length > 0) process.exitCode = 1;
 setTimeout(() => {
   log(
     `still running 10 s after the report; active: ${process.getActiveResourcesInfo().join(', ')}`,
   );
+  process.exit(1);
 }, 10_000).unref();
