@@ -3,8 +3,12 @@
 // namespace. A list reads the first namespace, then the others at exactly its resourceVersion
 // (one consistent snapshot, one page); a watch interleaves the namespaces' streams line by line
 // and drops bookmarks (one stream's bookmark could carry the informer past another's events).
+// The merged watch ends when every stream ended (the informer gives them all one timeoutSeconds,
+// so they end together; ending at the first would cut events the others were still sending),
+// or at the first error, which it says: a refused watch (410, 403) is the whole answer, and a
+// stream broken after the start ends the merged one with an ERROR event naming the namespace.
 import type { KubeConfig } from '@agent-sandbox/kube';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { scopePath, upstreamRequest } from './namespace-proxy.ts';
 
 interface Answer {
@@ -71,41 +75,103 @@ async function list(
   send(res, { ...head, body: JSON.stringify(merged) });
 }
 
-function watch(
+/** One namespace's stream of a merged watch: its name and its scoped request path. */
+export interface WatchPart {
+  namespace: string;
+  path: string;
+}
+
+/** A kube Status (500, as kube-apiserver ends a watch it cannot go on with) for `message`. */
+function failure(message: string): string {
+  const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', message };
+  return JSON.stringify({ ...status, reason: 'InternalError', code: 500 });
+}
+
+/** The watch event type of a line (a JSON object), undefined for one that does not parse. */
+function eventType(line: string): unknown {
+  try {
+    return (JSON.parse(line) as { type?: unknown }).type;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves one watch over `parts` (each a namespace's watch on the upstream): once every part
+ * answered 200, their complete lines in arrival order, bookmarks dropped; see the header for
+ * how it ends.
+ */
+export function mergeWatch(
   upstream: KubeConfig,
   req: IncomingMessage,
   res: ServerResponse,
-  namespaces: readonly string[],
+  parts: readonly WatchPart[],
 ): void {
-  let started = false;
-  const outs = namespaces.map((ns) => {
+  const outs: ClientRequest[] = [];
+  const answers: [IncomingMessage, WatchPart][] = [];
+  let open = parts.length;
+  let done = false;
+  const finish = (last?: string): void => {
+    if (done) return;
+    done = true;
+    if (last !== undefined) res.write(`${last}\n`);
+    res.end();
+    for (const o of outs) o.destroy();
+  };
+  /** A part broke or was refused: its answer when nothing was sent yet, else an ERROR event. */
+  const fail = (code: number, status: string): void => {
+    if (done) return;
+    if (res.headersSent) return finish(`{"type":"ERROR","object":${status}}`);
+    res.writeHead(code, { 'content-type': 'application/json' });
+    finish(status);
+  };
+  const stream = (answer: IncomingMessage, part: WatchPart): void => {
     let partial = '';
-    const out = upstreamRequest(upstream, plain(req), scoped(req.url ?? '/', ns), (answer) => {
-      if (answer.statusCode !== 200) {
-        // One namespace refused (410 Gone, 403): that answer is the whole watch's.
-        if (!started) res.writeHead(answer.statusCode ?? 502, answer.headers);
-        started = true;
-        answer.pipe(res);
-        for (const o of outs) if (o !== out) o.destroy();
-        return;
-      }
-      if (!started) res.writeHead(200, { 'content-type': answer.headers['content-type'] ?? '' });
-      started = true;
-      answer.setEncoding('utf8');
-      answer.on('data', (d: string) => {
-        const lines = (partial + d).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines)
-          if (line.trim() !== '' && !line.includes('"type":"BOOKMARK"')) res.write(`${line}\n`);
-      });
-      // The first stream to end ends the watch; the informer re-watches them all.
-      answer.on('end', () => res.end());
+    const emit = (line: string): void => {
+      if (done || line.trim() === '') return;
+      const type = eventType(line);
+      if (type === 'ERROR') return finish(line); // the upstream's own error ends the watch
+      if (type !== 'BOOKMARK') res.write(`${line}\n`);
+    };
+    answer.setEncoding('utf8');
+    answer.on('data', (d: string) => {
+      const lines = (partial + d).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) emit(line);
     });
-    out.on('error', () => res.destroy());
+    answer.on('end', () => {
+      emit(partial);
+      if (--open === 0) finish();
+    });
+    answer.on('error', (e) =>
+      fail(500, failure(`watch of namespace ${part.namespace} broke: ${e.message}`)),
+    );
+  };
+  const answered = (answer: IncomingMessage, part: WatchPart): void => {
+    // Refused (410 Gone, 403): the upstream's Status, which names the namespace, is the answer.
+    if (answer.statusCode !== 200) {
+      let body = '';
+      answer.setEncoding('utf8');
+      answer.on('data', (d: string) => (body += d));
+      answer.on('end', () => fail(answer.statusCode ?? 502, body));
+      return;
+    }
+    answers.push([answer, part]);
+    if (answers.length < parts.length || done) return;
+    res.writeHead(200, { 'content-type': answer.headers['content-type'] ?? 'application/json' });
+    res.flushHeaders(); // a watch client waits for the head, not for the first event
+    for (const [a, p] of answers) stream(a, p);
+  };
+  for (const part of parts) {
+    const out = upstreamRequest(upstream, plain(req), part.path, (a) => answered(a, part));
+    out.on('error', (e) =>
+      fail(500, failure(`watch of namespace ${part.namespace}: ${e.message}`)),
+    );
     out.end();
-    return out;
-  });
+    outs.push(out);
+  }
   res.on('close', () => {
+    done = true;
     for (const o of outs) o.destroy();
   });
 }
@@ -119,6 +185,11 @@ export function fanOut(
 ): void {
   const query = new URL(req.url ?? '/', 'http://gateway').searchParams;
   if (query.get('watch') === 'true' || query.get('watch') === '1')
-    return watch(upstream, req, res, namespaces);
+    return mergeWatch(
+      upstream,
+      req,
+      res,
+      namespaces.map((namespace) => ({ namespace, path: scoped(req.url ?? '/', namespace) })),
+    );
   list(upstream, req, res, namespaces).catch(() => res.destroy());
 }
