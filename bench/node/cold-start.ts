@@ -6,6 +6,7 @@ import { SANDBOXES } from '@agent-sandbox/controllers';
 import { PODS, type KubeClient } from '@agent-sandbox/kube';
 import type { KubeObject, Pod, PodSpec } from '@agent-sandbox/kube-types';
 import type { PodPhase } from '@agent-sandbox/kubelet';
+import type { ApiTrace } from './trace.ts';
 
 export interface ColdRound {
   /** What was created: the Pod itself or a Sandbox whose controller creates it. */
@@ -48,6 +49,8 @@ export interface ColdStartInput {
   spec: PodSpec;
   /** Runs an exec into the Running Pod; resolves at its first output. */
   exec(name: string): Promise<unknown>;
+  /** With `--trace`: the API requests and informer deliveries of the round become steps too. */
+  trace?: ApiTrace | undefined;
 }
 
 /** Watches Pod `name` until it runs; records when it was first seen, bound and Running. */
@@ -110,6 +113,7 @@ export async function coldStart(i: ColdStartInput): Promise<ColdRound> {
       startMs: p.startMs - t0,
       endMs: p.endMs - t0,
     }));
+    phases.push(...(i.trace?.take(t0, performance.now()) ?? []));
     return { kind: i.kind, marks, phases };
   } finally {
     clearTimeout(timeout);

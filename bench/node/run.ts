@@ -10,6 +10,8 @@
 //   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon]
 //   gVisor Pods get --host-uds=open, so their execs go through the daemon, as in `up` (ADR 0040);
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
+//   --trace adds the API requests (by sender: bench, controller, agent) and the controller's
+//   informer deliveries of each round to the step tables (trace.ts).
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { startSandboxController } from '@agent-sandbox/controllers/testing';
@@ -44,6 +46,7 @@ import { pathCounts, throughBackend, untilDaemonPath, type ExecSample } from './
 import { floors, spawnHold, timeToOutput } from './floors.ts';
 import { markPercentiles, phaseRows, phaseTable, type PhaseRow } from './report.ts';
 import { writeBarsPng } from './plot.ts';
+import { ApiTrace } from './trace.ts';
 
 const { values } = parseArgs({
   options: {
@@ -51,6 +54,7 @@ const { values } = parseArgs({
     execs: { type: 'string', default: '20' },
     'host-uds': { type: 'boolean', default: false },
     'no-gvisor-daemon': { type: 'boolean', default: false },
+    trace: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -67,7 +71,13 @@ const RUNTIMES = [
 
 const dir = await mkdtemp(join(tmpdir(), 'asb-bench-node-'));
 const api = await startTestApiServer({ crds: readOurCrds() });
-const client = new KubeClient({ config: kubeConfigFromFile(api.kubeconfigPath) });
+const kubeConfig = kubeConfigFromFile(api.kubeconfigPath);
+// One client per part, as `up` gives each its own (their User-Agents name them in --trace).
+const client = new KubeClient({ config: kubeConfig, userAgent: 'bench' });
+const agentClient = new KubeClient({ config: kubeConfig, userAgent: 'agent' });
+const controllerClient = new KubeClient({ config: kubeConfig, userAgent: 'controller' });
+const trace = values.trace ? new ApiTrace() : undefined;
+trace?.wrap(api.server);
 const store = new ImageStore(join(dir, 'images'));
 const record = await loadOciLayout(
   store,
@@ -90,7 +100,7 @@ const phases = new PhaseLog();
 // The daemon in every Pod's first app container, as `up` injects it (sandboxd-injection.ts).
 const injection = await prepareSandboxd(join(dir, 'node'));
 const agent = new NodeAgent({
-  client,
+  client: agentClient,
   facts: hostNodeFacts('bench-node'),
   runtimes: [
     runcRuntime(join(dir, 'runc')),
@@ -114,7 +124,17 @@ const agent = new NodeAgent({
 await agent.start();
 let lastPath: ExecPath | undefined;
 const backend = podContainersBackend(agent, { onExec: (e) => (lastPath = e.path) });
-const controller = startSandboxController(client, 'default');
+const controller = startSandboxController(controllerClient, 'default');
+if (trace) {
+  for (const [ref, kind] of [
+    [SANDBOXES, 'Sandbox'],
+    [PODS, 'Pod'],
+  ] as const)
+    controller.manager.getInformer(ref).addHandlers({
+      onAdd: () => trace.mark(`controller saw ${kind} added`),
+      onUpdate: () => trace.mark(`controller saw ${kind} updated`),
+    });
+}
 await createRuntimeClass(client, 'gvisor', 'runsc');
 await createRuntimeClass(client, 'bubblewrap', 'bubblewrap');
 
@@ -309,7 +329,7 @@ try {
       for (let i = 0; i < rounds; i++) {
         const name = `${rt.name}-${kind.toLowerCase()}-${i}`;
         const spec = podSpec(rt.runtimeClassName);
-        cold.push(await coldStart({ client, phases, kind, name, spec, exec }));
+        cold.push(await coldStart({ client, phases, kind, name, spec, exec, trace }));
         if (kind === 'Sandbox' && i === rounds - 1) await execRows(rt.name, name);
         await remove(kind, name);
       }
