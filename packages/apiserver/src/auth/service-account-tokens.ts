@@ -1,9 +1,11 @@
 // Signs and verifies service account tokens (kube's bound service account tokens): ES256 JWTs
-// with kube's claims. Signing and verification use `jose` (ADR 0009); this file only decides the
-// claims. Whether the service account and the bound object still exist is checked by the caller
+// with kube's claims. Verification uses `jose` (ADR 0009); signing is node:crypto's synchronous
+// ECDSA sign (ADR 0041): jose's is WebCrypto's, a libuv threadpool job whose answer waits behind
+// the node agent's file work and one more event loop turn, on every cold start's kube-api-access
+// volume. Whether the service account and the bound object still exist is checked by the caller
 // (authenticate.ts), which has the store.
-import { createHash, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { createHash, createPublicKey, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { errors, jwtVerify } from 'jose';
 import { ApiServerError } from '../errors.ts';
 
 /** kube-apiserver's --service-account-issuer in the harness, and our default API audience. */
@@ -60,6 +62,10 @@ function parseClaim(v: unknown): KubernetesClaim | undefined {
   return claim;
 }
 
+function base64url(json: unknown): string {
+  return Buffer.from(JSON.stringify(json)).toString('base64url');
+}
+
 export class ServiceAccountTokens {
   readonly issuer: string;
   readonly #privateKey: KeyObject;
@@ -67,7 +73,15 @@ export class ServiceAccountTokens {
   /** Like kube's key id: base64url(sha256(DER public key)). */
   readonly #kid: string;
 
+  /** @throws ApiServerError `InvalidArgument` when `privateKey` is not an ECDSA P-256 private key */
   constructor(privateKey: KeyObject, issuer = DEFAULT_ISSUER) {
+    // ES256 names the curve: another key would sign tokens no verifier accepts.
+    const curve = privateKey.asymmetricKeyDetails?.namedCurve;
+    if (privateKey.type !== 'private' || curve !== 'prime256v1')
+      throw new ApiServerError(
+        'InvalidArgument',
+        `serviceAccountKey: expected an ECDSA P-256 private key, got a ${privateKey.type} ${privateKey.asymmetricKeyType ?? ''} ${curve ?? ''} key`,
+      );
     this.issuer = issuer;
     this.#privateKey = privateKey;
     this.#publicKey = createPublicKey(privateKey);
@@ -76,23 +90,27 @@ export class ServiceAccountTokens {
       .digest('base64url');
   }
 
-  /** A signed token and its expiry. */
-  async issue(options: IssueOptions): Promise<{ token: string; expires: Date }> {
+  /** A signed token and its expiry (synchronous: no threadpool trip, ADR 0041). */
+  issue(options: IssueOptions): { token: string; expires: Date } {
     const iat = Math.floor(options.now.getTime() / 1000);
     const exp = iat + options.expirationSeconds;
-    const token = await new SignJWT({ 'kubernetes.io': { ...options.claim } })
-      .setProtectedHeader({ alg: 'ES256', kid: this.#kid })
-      .setIssuer(this.issuer)
-      .setSubject(
-        `system:serviceaccount:${options.claim.namespace}:${options.claim.serviceaccount.name}`,
-      )
-      .setAudience([...options.audiences])
-      .setIssuedAt(iat)
-      .setNotBefore(iat)
-      .setExpirationTime(exp)
-      .setJti(randomUUID())
-      .sign(this.#privateKey);
-    return { token, expires: new Date(exp * 1000) };
+    const claims = {
+      'kubernetes.io': { ...options.claim },
+      iss: this.issuer,
+      sub: `system:serviceaccount:${options.claim.namespace}:${options.claim.serviceaccount.name}`,
+      aud: [...options.audiences],
+      iat,
+      nbf: iat,
+      exp,
+      jti: randomUUID(),
+    };
+    const input = `${base64url({ alg: 'ES256', kid: this.#kid })}.${base64url(claims)}`;
+    // JWS ES256 (RFC 7518 §3.4): the signature is r ‖ s, 32 bytes each, not DER.
+    const signature = sign('sha256', Buffer.from(input), {
+      key: this.#privateKey,
+      dsaEncoding: 'ieee-p1363',
+    });
+    return { token: `${input}.${signature.toString('base64url')}`, expires: new Date(exp * 1000) };
   }
 
   /**

@@ -129,7 +129,7 @@ export async function tokenRequest(
   const given = spec['audiences'];
   const audiences = Array.isArray(given) && given.length > 0 ? given.map(String) : [tokens.issuer];
   const now = parts.ctx.now();
-  const issued = await tokens.issue({ claim, audiences, now, expirationSeconds });
+  const issued = tokens.issue({ claim, audiences, now, expirationSeconds });
   const time = formatTime(now);
   const opts = writeOptions(call.url, 'CreateOptions');
   const out = {
