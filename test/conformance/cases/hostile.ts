@@ -220,6 +220,33 @@ PARAMETER_CASES.push(
     },
   },
   {
+    name: 'hostile: DELETE bodies with values of the wrong type',
+    async run(t, ns, record) {
+      const one = `/apis/agents.x-k8s.io/v1beta1/namespaces/${ns}/sandboxes/nosuch`;
+      const all = `/apis/agents.x-k8s.io/v1beta1/namespaces/${ns}/sandboxes?labelSelector=nomatch%3D1`;
+      for (const body of [
+        '{"apiVersion":7,"kind":true}',
+        '{"kind":true}',
+        '[]',
+        '"x"',
+        '{"gracePeriodSeconds":"x"}',
+        '{"gracePeriodSeconds":1.5}',
+        '{"dryRun":"All"}',
+        '{"dryRun":[5]}',
+        '{"propagationPolicy":5}',
+        '{"orphanDependents":"x"}',
+        '{"preconditions":5}',
+        '{"kind":"Pod","apiVersion":"v1"}',
+      ]) {
+        record(`one ${body}`, brief(await t.requestOnce('DELETE', one, { body })));
+        record(
+          `collection yaml ${body}`,
+          brief(await t.requestOnce('DELETE', all, { body, contentType: 'application/yaml' })),
+        );
+      }
+    },
+  },
+  {
     name: 'hostile: writes without a route — PUT or PATCH of a collection, POST to a name',
     async run(t, ns, record) {
       const cm = `/api/v1/namespaces/${ns}/configmaps`;

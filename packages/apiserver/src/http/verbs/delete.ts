@@ -8,6 +8,7 @@ import {
   type PropagationPolicy,
 } from '../../operations/delete-object.ts';
 import { readBody } from '../body.ts';
+import { deleteOptionsBody } from './delete-options-body.ts';
 import type { Call, ServerParts } from '../context.ts';
 import { checkDryRun, invalidOptions } from '../options.ts';
 import { jsonResponse } from '../response.ts';
@@ -62,19 +63,7 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
 async function bodyOptions(call: Call): Promise<Record<string, unknown> | undefined> {
   const parsed = await readBody(call.http, 'DeleteOptions');
   if (parsed === undefined) return undefined;
-  if (parsed === null) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed))
-    throw badRequest('the body of a delete request must be DeleteOptions');
-  const body = parsed as Record<string, unknown>;
-  const kind = body['kind'];
-  // kube decodes the body with its options scheme, which knows no other kind.
-  if (typeof kind === 'string' && kind !== '' && kind !== 'DeleteOptions') {
-    const version = typeof body['apiVersion'] === 'string' ? body['apiVersion'] : '';
-    throw badRequest(
-      `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(version)} in scheme "pkg/runtime/scheme.go:111"`,
-    );
-  }
-  return body;
+  return deleteOptionsBody(parsed);
 }
 
 /** DeleteOptions.gracePeriodSeconds from the query: an int64 or a 400. */
@@ -85,12 +74,12 @@ function gracePeriodQuery(query: string | null): number | undefined {
   return Number(parsed);
 }
 
-/** DeleteOptions.gracePeriodSeconds from a body: a whole number or a 400. */
+/** DeleteOptions.gracePeriodSeconds from a body (a number, deleteOptionsBody): whole or a 400. */
 function gracePeriodBody(body: unknown): number | undefined {
   if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'number' || !Number.isInteger(body))
+  if (typeof body !== 'number' || !Number.isSafeInteger(body))
     throw badRequest(
-      `DeleteOptions.gracePeriodSeconds: ${JSON.stringify(body)} is not an integer; send whole seconds, e.g. 30`,
+      `json: cannot unmarshal number ${String(body)} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`,
     );
   return body;
 }
