@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImageStore } from '../images/image-store.ts';
 import { loadOciLayout } from '../images/oci-layout.ts';
-import { removeCgroups } from './node-agent.ts';
+import { removeCgroups } from './cgroup-removal.ts';
 import { buildOciSpec } from '../runtime/oci-spec.ts';
 import { runcRuntime } from '../runtime/runc-runtime.ts';
 import { findLeaks } from '../testing/leak-check.ts';

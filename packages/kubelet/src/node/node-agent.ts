@@ -22,7 +22,7 @@ import {
   type KubeClient,
   type ResourceRef,
 } from '@agent-sandbox/kube';
-import { readdir, rmdir, mkdir } from 'node:fs/promises';
+import { readdir, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeletError } from '../errors.ts';
 import type { ImageService } from '../images/image-service.ts';
@@ -36,6 +36,7 @@ import {
   type HostCommand,
 } from '../runtime/container-runtime.ts';
 import { BoundStarts } from './bound-starts.ts';
+import { removeCgroups } from './cgroup-removal.ts';
 import { removeMountedDir } from './container-rootfs.ts';
 import type { NodeContext, NodeLogger } from './node-context.ts';
 import { desiredLease, desiredNode, nodeStatus, type NodeFacts } from './node-object.ts';
@@ -59,23 +60,6 @@ export const RUNTIME_CLASSES: ResourceRef = {
   kind: 'RuntimeClass',
   namespaced: false,
 };
-const CGROUP_CONTROLLERS = [
-  'memory',
-  'pids',
-  'cpu',
-  'cpuacct',
-  'cpu,cpuacct',
-  'blkio',
-  'devices',
-  'freezer',
-  'cpuset',
-  'hugetlb',
-  'net_cls',
-  'perf_event',
-  'systemd',
-  'unified',
-  '',
-];
 export const CGROUP_PARENT = 'agent-sandbox';
 
 export interface NodeAgentOptions {
@@ -585,21 +569,4 @@ export class NodeAgent implements PodContainers {
       );
     return p;
   }
-}
-
-/** rmdir of our cgroups (deepest first) in every hierarchy; `sub` narrows to one pod. */
-export async function removeCgroups(parent: string, sub: string): Promise<void> {
-  for (const ctrl of CGROUP_CONTROLLERS) {
-    const base = join('/sys/fs/cgroup', ctrl, parent, sub);
-    const dirs = await cgroupDirs(base);
-    for (const d of dirs.sort((a, b) => b.length - a.length)) await rmdir(d).catch(() => undefined);
-  }
-}
-
-async function cgroupDirs(base: string): Promise<string[]> {
-  const entries = await readdir(base, { withFileTypes: true }).catch(() => undefined);
-  if (!entries) return [];
-  const out = [base];
-  for (const e of entries) if (e.isDirectory()) out.push(...(await cgroupDirs(join(base, e.name))));
-  return out;
 }
