@@ -1,6 +1,7 @@
 // The Node authorizer's graph over the revision log: the Pods of one namespace bound to a node,
 // with the Secrets, ConfigMaps, PVCs and ServiceAccount each uses (kube's graph populator reads
-// the same fields). Read on demand: only node requests for those kinds ask.
+// the same fields). Read on demand: only node requests for those kinds ask; each Pod version is
+// parsed once.
 import type { StoreReader } from '../storage/store.ts';
 import type { BoundPod, NodeGraph } from './node-authorizer.ts';
 
@@ -57,8 +58,55 @@ function references(spec: Json): {
   return { secrets, configMaps, pvcs };
 }
 
+/** One stored Pod as the graph read it: the version it was parsed from, its node and uses. */
+interface Entry {
+  revision: number;
+  nodeName: string | undefined;
+  pod: BoundPod;
+}
+
+/** A namespace's Pods as of `revision` (a list's snapshot), by key. */
+interface NamespaceRead {
+  revision: number;
+  entries: Map<string, Entry>;
+}
+
+/** Namespaces whose last read is kept (each holds one small entry per Pod). */
+const MAX_NAMESPACES = 256;
+
+function entryOf(value: string, namespace: string, revision: number): Entry | undefined {
+  let pod: Json;
+  try {
+    pod = JSON.parse(value) as Json;
+  } catch {
+    return undefined;
+  }
+  const spec = asObject(pod['spec']) ?? {};
+  const refs = references(spec);
+  return {
+    revision,
+    nodeName: str(spec['nodeName']),
+    pod: {
+      name: str(asObject(pod['metadata'])?.['name']) ?? '',
+      namespace,
+      serviceAccountName: str(spec['serviceAccountName']) ?? 'default',
+      secrets: [...refs.secrets],
+      configMaps: [...refs.configMaps],
+      persistentVolumeClaims: [...refs.pvcs],
+    },
+  };
+}
+
+/**
+ * Every node request for a Secret, ConfigMap, PVC, token or Pod status asks for the Pods of a
+ * namespace: each Pod version is parsed once (a stored version never changes), and a namespace
+ * no write touched since its last read is not listed again. Parsing every Pod on every request
+ * cost ~0.3 ms per 10 Pods on the loop that serves everything (a cold start makes five such
+ * requests).
+ */
 export class StoreNodeGraph implements NodeGraph {
   readonly #store: StoreReader;
+  readonly #reads = new Map<string, NamespaceRead>();
 
   constructor(store: StoreReader) {
     this.#store = store;
@@ -66,25 +114,30 @@ export class StoreNodeGraph implements NodeGraph {
 
   podsOn(node: string, namespace: string): readonly BoundPod[] {
     const out: BoundPod[] = [];
-    for (const item of this.#store.list(`/registry/core/pods/${namespace}/`).items) {
-      let pod: Json;
-      try {
-        pod = JSON.parse(item.value) as Json;
-      } catch {
-        continue;
-      }
-      const spec = asObject(pod['spec']) ?? {};
-      if (spec['nodeName'] !== node) continue;
-      const refs = references(spec);
-      out.push({
-        name: str(asObject(pod['metadata'])?.['name']) ?? '',
-        namespace,
-        serviceAccountName: str(spec['serviceAccountName']) ?? 'default',
-        secrets: [...refs.secrets],
-        configMaps: [...refs.configMaps],
-        persistentVolumeClaims: [...refs.pvcs],
-      });
-    }
+    for (const e of this.#read(namespace).entries.values())
+      if (e.nodeName === node) out.push(e.pod);
     return out;
+  }
+
+  #read(namespace: string): NamespaceRead {
+    const prefix = `/registry/core/pods/${namespace}/`;
+    const last = this.#reads.get(namespace);
+    if (last && !this.#store.changedSince(prefix, last.revision)) return last;
+    const page = this.#store.list(prefix);
+    const entries = new Map<string, Entry>();
+    for (const item of page.items) {
+      const kept = last?.entries.get(item.key);
+      const entry =
+        kept?.revision === item.revision ? kept : entryOf(item.value, namespace, item.revision);
+      if (entry) entries.set(item.key, entry);
+    }
+    const read = { revision: page.revision, entries };
+    this.#reads.delete(namespace); // re-inserted last: the Map's order is least recent first
+    this.#reads.set(namespace, read);
+    if (this.#reads.size > MAX_NAMESPACES) {
+      const oldest = this.#reads.keys().next().value;
+      if (oldest !== undefined) this.#reads.delete(oldest);
+    }
+    return read;
   }
 }
