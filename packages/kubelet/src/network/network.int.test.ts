@@ -16,7 +16,7 @@ import { KubeClient, kubeConfigFromFile, PODS } from '@agent-sandbox/kube';
 // eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BridgePodNetwork } from './bridge-network.ts';
+import { BridgePodNetwork, type BridgePodNetworkOptions } from './bridge-network.ts';
 import { nftTables } from './host-commands.ts';
 import { ipToNumber, numberToIp } from './ipam.ts';
 import { NETWORK_POLICIES, PolicyEnforcer } from './policy/policy-enforcer.ts';
@@ -120,12 +120,7 @@ describe('bridge pod network', () => {
   });
   afterEach(async () => {
     for (const c of children.splice(0)) c.kill('SIGKILL');
-    const net = new BridgePodNetwork({
-      stateDir: join(dir, 'state'),
-      podCidr: CIDR,
-      bridge: BRIDGE,
-      prefix: PREFIX,
-    });
+    const net = bridgeNet('state');
     for (const uid of await net.list()) await net.tearDown({ uid });
     await net.destroy();
     await run('ip', ['netns', 'delete', INET_NS]).catch(() => undefined);
@@ -136,6 +131,16 @@ describe('bridge pod network', () => {
     await expect.poll(leaks, { timeout: 5000 }).toEqual([]);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** This run's bridge network with its IPAM state in `state` under the test's dir. */
+  const bridgeNet = (state: string, extra: Partial<BridgePodNetworkOptions> = {}) =>
+    new BridgePodNetwork({
+      stateDir: join(dir, state),
+      podCidr: CIDR,
+      bridge: BRIDGE,
+      prefix: PREFIX,
+      ...extra,
+    });
 
   const target = (uid: string, name = uid, labels: Record<string, string> = {}) => ({
     namespace: 'default',
@@ -204,11 +209,7 @@ describe('bridge pod network', () => {
   });
 
   it('drops the networks it made ahead when the bridge is made again, and hands out working ones', async () => {
-    const net = new BridgePodNetwork({
-      stateDir: join(dir, 'renew-state'),
-      podCidr: CIDR,
-      bridge: BRIDGE,
-      prefix: PREFIX,
+    const net = bridgeNet('renew-state', {
       poolSize: 2,
       onPoolError: () => undefined, // refills fail while the bridge is gone
     });
@@ -237,13 +238,7 @@ describe('bridge pod network', () => {
   });
 
   it('gives each Pod its own namespace and bridge IP; Pods and the host reach each other', async () => {
-    const net = new BridgePodNetwork({
-      stateDir: join(dir, 'state'),
-      podCidr: CIDR,
-      bridge: BRIDGE,
-      prefix: PREFIX,
-      nameserver: GATEWAY,
-    });
+    const net = bridgeNet('state', { nameserver: GATEWAY });
     const a = await net.setUp(target('uid-a'));
     const b = await net.setUp(target('uid-b'));
     expect(a).toEqual({
@@ -272,21 +267,11 @@ describe('bridge pod network', () => {
   });
 
   it('keeps addresses across agent restarts and re-adopts a set-up Pod as is', async () => {
-    const first = new BridgePodNetwork({
-      stateDir: join(dir, 'state'),
-      podCidr: CIDR,
-      bridge: BRIDGE,
-      prefix: PREFIX,
-    });
+    const first = bridgeNet('state');
     const one = await first.setUp(target('uid-1'));
     const two = await first.setUp(target('uid-2'));
     await first.tearDown({ uid: 'uid-1' });
-    const restarted = new BridgePodNetwork({
-      stateDir: join(dir, 'state'),
-      podCidr: CIDR,
-      bridge: BRIDGE,
-      prefix: PREFIX,
-    });
+    const restarted = bridgeNet('state');
     const eth0 = async () =>
       (await run('ip', ['-n', `${PREFIX}-uid-2`, 'link', 'show', 'eth0'])).stdout.split(':')[0];
     const before = await eth0();
@@ -297,27 +282,16 @@ describe('bridge pod network', () => {
     const three = (await restarted.setUp(target('uid-3'))).ips;
     expect(three).not.toEqual(one.ips);
     expect(three).toEqual([numberToIp(ipToNumber(two.ips[0] as string) + 1)]);
-    expect(
-      () =>
-        new BridgePodNetwork({
-          stateDir: join(dir, 'state'),
-          podCidr: '10.9.0.0/16',
-          bridge: BRIDGE,
-          prefix: PREFIX,
-        }),
-    ).toThrow(`is for pod CIDR ${CIDR}, not 10.9.0.0/16`);
+    expect(() => bridgeNet('state', { podCidr: '10.9.0.0/16' })).toThrow(
+      `is for pod CIDR ${CIDR}, not 10.9.0.0/16`,
+    );
   });
 
   it("a Pod on an address another Pod had is reached at once: the host's neighbour entry stays right", async () => {
     // A /29 wraps after five Pods, so the address comes back; the host learnt the old Pod's MAC
     // for it (REACHABLE for ~30 s), and with a new random MAC its packets went nowhere until
     // the entry expired — a sandbox's daemon looked dead for seconds after a warm claim.
-    const net = new BridgePodNetwork({
-      stateDir: join(dir, 'wrap'),
-      podCidr: WRAP_CIDR,
-      bridge: BRIDGE,
-      prefix: PREFIX,
-    });
+    const net = bridgeNet('wrap', { podCidr: WRAP_CIDR });
     const first = await net.setUp(target('uid-w0'));
     const ip = first.ips[0] as string;
     const server = await echoIn(`${PREFIX}-uid-w0`, 8080);
@@ -351,12 +325,7 @@ describe('bridge pod network', () => {
     // bridge its MAC was deleted, and the daemon's first HTTP/2 frames went to that MAC — the
     // Pod's neighbour entry for the gateway kept it, and the host, waiting, sent nothing that
     // would have corrected it. A port with the lowest MAC there is stands in for that Pod.
-    const net = new BridgePodNetwork({
-      stateDir: join(dir, 'mac'),
-      podCidr: CIDR,
-      bridge: BRIDGE,
-      prefix: PREFIX,
-    });
+    const net = bridgeNet('mac');
     const pod = await net.setUp(target('uid-m'));
     const ip = pod.ips[0] as string;
     const low = `link add ${LOW_PORT} address 02:00:00:00:00:01 type veth peer name ${LOW_PORT}p`;
@@ -430,12 +399,7 @@ describe('bridge pod network', () => {
     }
 
     it('blocks the API server, the host, metadata and other sandboxes; allows the internet', async () => {
-      const net = new BridgePodNetwork({
-        stateDir: join(dir, 'state'),
-        podCidr: CIDR,
-        bridge: BRIDGE,
-        prefix: PREFIX,
-      });
+      const net = bridgeNet('state');
       const hash = 'abc123';
       const sandboxUid = await pod('sandbox', {
         'agents.x-k8s.io/sandbox-template-ref-hash': hash,
