@@ -154,7 +154,7 @@ it('stops retrying when the Pod is deleted during the back-off, leaving nothing'
   expect(existsSync(join(world?.dir ?? '', 'node', 'pods', uid))).toBe(false);
   expect(
     readdirSync('/sys/fs/cgroup').filter((c) =>
-      existsSync(join('/sys/fs/cgroup', c, 'asb-retrytest', `pod${uid}`)),
+      existsSync(join('/sys/fs/cgroup', c, world?.cgroupParent ?? '', `pod${uid}`)),
     ),
   ).toEqual([]);
 });

@@ -38,7 +38,8 @@ const STATE_DIRS: Record<keyof typeof RUNTIMES, string> = {
 export interface NodeWorldOptions {
   /**
    * Names everything of this world apart from other suites' on the machine: node `node-<tag>`,
-   * temp dir `asb-<tag>-*`, netns `asb-lo-<tag>-*`, cgroup parent `asb-<tag>`.
+   * temp dir `asb-<tag>-*`, netns `asb-lo-<tag>-<pid>-*`, cgroup parent `asb-<tag>-<pid>` — with
+   * the pid, two runs of one suite at once neither clean up nor check each other's.
    */
   tag: string;
   /** The first is the default. @default ['runc'] */
@@ -70,6 +71,8 @@ export interface NodeWorld {
   dir: string;
   agent: NodeAgent;
   nodeName: string;
+  /** The agent's cgroup parent (this run's own). */
+  cgroupParent: string;
   /** Stops the agent and the server and removes the dir; returns what the agent left behind. */
   close(): Promise<string[]>;
 }
@@ -77,8 +80,9 @@ export interface NodeWorld {
 export async function startNodeWorld(o: NodeWorldOptions): Promise<NodeWorld> {
   const runtimes = o.runtimes ?? ['runc'];
   const nodeName = `node-${o.tag}`;
-  const netnsPrefix = o.network?.netnsPrefix ?? `asb-lo-${o.tag}-`;
-  const cgroupParent = `asb-${o.tag}`;
+  const run = `${o.tag}-${process.pid}`;
+  const netnsPrefix = o.network?.netnsPrefix ?? `asb-lo-${run}-`;
+  const cgroupParent = `asb-${run}`;
   const dir = await mkdtemp(join(tmpdir(), `asb-${o.tag}-`));
   let api: TestApiServer | undefined;
   let agent: NodeAgent | undefined;
@@ -99,7 +103,7 @@ export async function startNodeWorld(o: NodeWorldOptions): Promise<NodeWorld> {
     });
     await agent.start();
     return world(
-      { api, client, dir, agent, nodeName },
+      { api, client, dir, agent, nodeName, cgroupParent },
       { runtimes, netnsPrefix, cgroupParent, network: o.network },
     );
   } catch (err: unknown) {
