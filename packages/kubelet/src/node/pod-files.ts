@@ -1,18 +1,18 @@
 // The files a kubelet puts into every container: /etc/hosts, /etc/hostname, /etc/resolv.conf.
+// Written synchronously: three small files cost microseconds, while four promise steps one after
+// another (mkdir, then each write) were four threadpool jobs queued behind the Pod start's other
+// file work and the shared loop, 28-39 ms p50 at load 8-17, the last of the set-up steps to end
+// once the volumes were written at once (bench:node --trace).
 import type { Pod } from '@agent-sandbox/kube-types';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { podResolvConf } from '../network/dns/pod-dns.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { BundleMount } from '../runtime/oci-spec.ts';
 
-export async function writePodFiles(
-  podDir: string,
-  pod: Pod,
-  net: PodNetworkStatus,
-): Promise<BundleMount[]> {
+export function writePodFiles(podDir: string, pod: Pod, net: PodNetworkStatus): BundleMount[] {
   const dir = join(podDir, 'etc');
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const hostname = pod.spec?.hostname ?? pod.metadata?.name ?? 'localhost';
   const hosts = [
     '# Kubernetes-managed hosts file.',
@@ -23,8 +23,8 @@ export async function writePodFiles(
     ...(pod.spec?.hostAliases ?? []).map((a) => `${a.ip}\t${(a.hostnames ?? []).join(' ')}`),
     '',
   ].join('\n');
-  await writeFile(join(dir, 'hosts'), hosts);
-  await writeFile(join(dir, 'hostname'), `${hostname}\n`);
+  writeFileSync(join(dir, 'hosts'), hosts);
+  writeFileSync(join(dir, 'hostname'), `${hostname}\n`);
   const mounts: BundleMount[] = [
     { destination: '/etc/hosts', source: join(dir, 'hosts'), readOnly: false },
     { destination: '/etc/hostname', source: join(dir, 'hostname'), readOnly: false },
@@ -38,7 +38,7 @@ export async function writePodFiles(
       ...(d.options.length ? [`options ${d.options.join(' ')}`] : []),
       '',
     ].join('\n');
-    await writeFile(join(dir, 'resolv.conf'), resolv);
+    writeFileSync(join(dir, 'resolv.conf'), resolv);
     mounts.push({
       destination: '/etc/resolv.conf',
       source: join(dir, 'resolv.conf'),

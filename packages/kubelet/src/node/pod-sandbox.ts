@@ -40,7 +40,7 @@ export async function preparePodSandbox(
         hostname: pod.spec?.hostname ?? meta.name ?? '',
       }),
     );
-    const files = await t.time('pod-files', () => writePodFiles(o.podDir, pod, network));
+    const files = await t.time('pod-files', async () => writePodFiles(o.podDir, pod, network));
     return { network, files };
   };
   const [{ network, files }, volumes] = await settleAll([
