@@ -78,6 +78,10 @@ export function dialInNetns(
         answered = true;
         clearTimeout(timer);
         const stream = Duplex.from({ readable: child.stdout, writable: child.stdin });
+        // Duplex.from reports a destroy without an error (a caller closing early: a probe, a
+        // port-forward's end) as an AbortError 'error' event; that is a close, and no caller
+        // must be made to listen for it. Real errors still reach the caller's own listeners.
+        stream.on('error', () => undefined);
         stream.once('close', () => child.kill('SIGKILL'));
         return resolve(stream);
       }
