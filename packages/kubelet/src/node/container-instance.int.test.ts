@@ -3,7 +3,7 @@
 // the worker waited on it for ever), and a stop under way only gets shorter.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,8 +53,11 @@ afterAll(async () => {
   expect(leaks).toEqual([]);
 });
 
-/** An instance of `sh -c script` with its own (empty) network namespace. */
-function instance(script: string): ContainerInstance {
+/**
+ * An instance of `sh -c script` with its own (empty) network namespace; `vol` is bind-mounted
+ * at /vol (as a Pod's volume directory is).
+ */
+function instance(script: string, o: { gated?: boolean; vol?: string } = {}): ContainerInstance {
   const name = `c${n++}`;
   const cgroupsPath = `/${CGROUP_PARENT}/${name}`;
   const container = { name, image: 'x', command: ['sh', '-c', script] };
@@ -69,6 +72,7 @@ function instance(script: string): ContainerInstance {
     logPath: join(dir, 'logs', `${name}.log`),
     cgroupsPath,
     stdin: false,
+    ...(o.gated ? { gated: true } : {}),
     config: (root, terminationLog) =>
       buildOciSpec({
         pod,
@@ -79,7 +83,10 @@ function instance(script: string): ContainerInstance {
         cgroupsPath,
         hostname: name,
         env: [],
-        mounts: [{ destination: '/dev/termination-log', source: terminationLog, readOnly: false }],
+        mounts: [
+          { destination: '/dev/termination-log', source: terminationLog, readOnly: false },
+          ...(o.vol ? [{ destination: '/vol', source: o.vol, readOnly: false }] : []),
+        ],
       }),
   });
   started.push(c);
@@ -117,5 +124,51 @@ describe('ContainerInstance on runc', () => {
     await trapped.stop(0);
     await first;
     expect((await trapped.wait()).exitCode).toBe(137);
+  });
+});
+
+describe('a container created ahead of its volumes (start gate)', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const volume = async () => {
+    const vol = join(dir, 'volumes', `v${n}`);
+    await mkdir(vol, { recursive: true });
+    return vol;
+  };
+
+  it('runs its process only at start(), and sees the files written after create()', async () => {
+    const vol = await volume();
+    const c = instance('touch /vol/ran; cat /vol/data', { gated: true, vol });
+    await c.create();
+    // Long enough for runc to have made the container and be waiting in the hook.
+    await sleep(500);
+    expect(existsSync(join(vol, 'ran'))).toBe(false);
+    expect(await c.spec.runtime.isRunning(c.id)).toBe(false);
+    await writeFile(join(vol, 'data'), 'filled-after-create\n');
+    await c.start();
+    const exit = await c.wait();
+    expect(exit.exitCode).toBe(0);
+    expect(existsSync(join(vol, 'ran'))).toBe(true);
+    expect(readFileSync(c.spec.logPath, 'utf8')).toContain('filled-after-create');
+  });
+
+  it('stopped before start(), its process never runs and runc removes the container', async () => {
+    const vol = await volume();
+    const c = instance('touch /vol/ran; sleep 600', { gated: true, vol });
+    await c.create();
+    await sleep(300);
+    await c.stop(0);
+    const exit = await c.wait();
+    expect(exit.exitCode).not.toBe(0);
+    expect(existsSync(join(vol, 'ran'))).toBe(false);
+    expect(await c.spec.runtime.list()).not.toContain(c.id);
+  });
+
+  it('a stop asked for before create() spawned runc fails the create the same way', async () => {
+    const vol = await volume();
+    const c = instance('touch /vol/ran; sleep 600', { gated: true, vol });
+    await c.stop(0);
+    await c.create();
+    expect((await c.wait()).exitCode).not.toBe(0);
+    expect(existsSync(join(vol, 'ran'))).toBe(false);
   });
 });

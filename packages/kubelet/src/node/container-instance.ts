@@ -6,6 +6,7 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createCgroup, oomKills, type OciResources } from '../runtime/cgroup-limits.ts';
 import type { ContainerProcess, ContainerRuntime } from '../runtime/container-runtime.ts';
+import { StartGate } from '../runtime/start-gate.ts';
 import { CriLogWriter } from '../streaming/cri-log.ts';
 import { prepareRootfs, removeMountedDir, type ContainerRootfs } from './container-rootfs.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
@@ -22,6 +23,11 @@ export interface InstanceSpec {
   hostSockets?: boolean;
   /** A root already mounted at `dir/fs` over imageRootfs (rootfs-stage.ts); undefined: none. */
   staged?: Promise<ContainerRootfs | undefined>;
+  /**
+   * The process is held at a start gate until start() (runtimes with `startGate`): create() may
+   * then run before the Pod's volumes are ready. @default false
+   */
+  gated?: boolean;
   /** Times the start's steps (rootfs, bundle, cgroup, runtime-start, until-running). */
   timer?: PodPhaseTimer;
   /** config.json for a given root path and termination-log host file. */
@@ -47,6 +53,9 @@ export class ContainerInstance {
   #deadline = Infinity;
   /** A stop() that came before the process: its grace. */
   #stopWanted: number | undefined;
+  #created: Promise<void> | undefined;
+  /** Holds a container created ahead of its volumes (spec.gated) until start(). */
+  #gate: StartGate | undefined;
 
   constructor(spec: InstanceSpec) {
     this.spec = spec;
@@ -66,8 +75,29 @@ export class ContainerInstance {
     return () => this.#listeners.delete(l);
   }
 
-  /** Prepares and starts; resolves when the runtime process runs. Throws on preparation errors. */
+  /**
+   * Prepares and starts; resolves when the container runs (or already ended). Throws on
+   * preparation errors. After an early create(), only lets the held process run.
+   */
   async start(): Promise<void> {
+    await this.create();
+    if (!this.process || this.stopping) return;
+    const { time } = this.spec.timer ?? podPhaseTimer(undefined, '', '');
+    await this.#gate?.give('go');
+    await time('until-running', () => this.#untilRunning());
+    await this.#gate?.release();
+  }
+
+  /**
+   * Bundle and runtime process, without letting the container's process run when the spec is
+   * `gated` (and the runtime has a start gate): start() lets it. Idempotent.
+   */
+  create(): Promise<void> {
+    this.#created ??= this.#create();
+    return this.#created;
+  }
+
+  async #create(): Promise<void> {
     const { dir } = this.spec;
     const { time } = this.spec.timer ?? podPhaseTimer(undefined, '', '');
     await mkdir(dir, { recursive: true });
@@ -76,9 +106,11 @@ export class ContainerInstance {
       async () => (await this.spec.staged) ?? prepareRootfs(this.spec.imageRootfs, join(dir, 'fs')),
     );
     const terminationLog = join(dir, 'termination-log');
+    if (this.spec.gated && this.spec.runtime.startGate) this.#gate = new StartGate(dir);
     const config = await time('bundle', async () => {
       await writeFile(terminationLog, '');
       const config = this.spec.config(rootfs.path, terminationLog);
+      if (this.#gate) config['hooks'] = { createRuntime: [this.#gate.hook()] };
       await writeFile(join(dir, 'config.json'), JSON.stringify(config, null, 2));
       this.processConfig = config['process'] as Record<string, unknown> | undefined;
       return config;
@@ -98,8 +130,7 @@ export class ContainerInstance {
     );
     this.process = process;
     this.#logClosed = this.#follow(log, process);
-    if (this.#stopWanted !== undefined) return this.stop(this.#stopWanted);
-    await time('until-running', () => this.#untilRunning());
+    if (this.#stopWanted !== undefined) await this.stop(this.#stopWanted);
   }
 
   /** Copies both streams into the CRI log (and to attach listeners) until both end. */
@@ -135,6 +166,7 @@ export class ContainerInstance {
   /** Waits for the exit, then removes runtime state and the writable root. */
   async wait(): Promise<InstanceExit> {
     const status = await (this.process?.exited ?? Promise.resolve({ exitCode: 128 }));
+    await this.#gate?.release();
     const finishedAt = formatTime(Date.now());
     await this.#logClosed;
     const oomKilled = (await oomKills(this.spec.cgroupsPath)) > 0;
@@ -162,6 +194,8 @@ export class ContainerInstance {
       return;
     }
     this.#stopped = true;
+    // Held at its gate: the hook fails, and with it the create (runc removes the container).
+    await this.#gate?.give('stop');
     const exited = this.process.exited.then(() => true);
     this.#deadline = Date.now() + graceMs;
     for (;;) {

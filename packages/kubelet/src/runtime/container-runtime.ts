@@ -152,6 +152,13 @@ export interface ContainerRuntime {
    */
   readonly daemonExecOpensHostSockets?: boolean;
   /**
+   * Whether the runtime runs config.json's `createRuntime` hooks on the host after the
+   * container's namespaces, cgroup and mounts are made and before its process runs, failing the
+   * create when one fails (runc): a container can then be created before its volumes are ready
+   * and held by a start gate (start-gate.ts). Absent: no.
+   */
+  readonly startGate?: boolean;
+  /**
    * The host pids.max that allows the container `limit` processes: the runtime's own tasks in the
    * container's cgroup (gVisor's sentry threads and ptrace stubs) count too. Pure.
    */

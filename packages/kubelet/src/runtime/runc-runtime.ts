@@ -40,6 +40,8 @@ export interface OciCliRuntimeOptions {
   hostSocketsArgs?: readonly string[];
   /** `exec` passes ExecOptions.user as `--user uid:gid` (runsc, whose exec is root otherwise). */
   execUser?: boolean;
+  /** ContainerRuntime.startGate. @default false */
+  startGate?: boolean;
   /** @default the limit itself */
   hostPidsLimit?: (limit: number) => number;
   /** argv that `run` is spawned through (the runtime's own argv is appended). */
@@ -58,6 +60,7 @@ export class OciCliRuntime implements ContainerRuntime {
   readonly cgroupOwner: 'runtime' | 'agent';
   readonly daemonExec: boolean;
   readonly daemonExecOpensHostSockets: boolean;
+  readonly startGate: boolean;
   readonly #o: OciCliRuntimeOptions;
 
   constructor(options: OciCliRuntimeOptions) {
@@ -67,6 +70,7 @@ export class OciCliRuntime implements ContainerRuntime {
     this.cgroupOwner = options.cgroupOwner ?? 'runtime';
     this.daemonExec = options.daemonExec ?? true;
     this.daemonExecOpensHostSockets = options.hostSocketsArgs !== undefined;
+    this.startGate = options.startGate ?? false;
   }
 
   hostPidsLimit(limit: number): number {
@@ -166,6 +170,8 @@ export function runcRuntime(stateDir: string, binary = 'runc'): OciCliRuntime {
     scheme: 'runc',
     installHint: 'install runc (apt-get install runc)',
     keep: true,
+    // runc 1.1 runs createRuntime hooks from `run` after the mounts, before pivot_root and exec.
+    startGate: true,
     started: runcStarted,
   });
 }
