@@ -7,11 +7,12 @@
 // runtime's exec, are compared with a plain local spawn. Prints tables, the ratios and the agent's
 // step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
-//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon]
+//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--no-early-create]
 //   gVisor Pods get --host-uds=open, so their execs go through the daemon, as in `up` (ADR 0040);
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
 //   --trace adds the API requests (by sender: bench, controller, agent) and the controller's
 //   informer deliveries of each round to the step tables (trace.ts).
+//   --no-early-create: containers created after the volumes, not ahead behind a start gate (A/B).
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { startSandboxController } from '@agent-sandbox/controllers/testing';
@@ -55,6 +56,7 @@ const { values } = parseArgs({
     'host-uds': { type: 'boolean', default: false },
     'no-gvisor-daemon': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
+    'no-early-create': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -112,6 +114,7 @@ const agent = new NodeAgent({
   dataDir: join(dir, 'node'),
   cgroupParent: `asb-bench-${process.pid}`,
   onPhase: phases.sink,
+  earlyCreate: !values['no-early-create'],
   // Warnings and errors to stderr: a round that never runs says why.
   log: {
     info: () => undefined,
@@ -395,6 +398,7 @@ writeFileSync(
       rounds,
       execs,
       hostUds: !gvisorRuntimeOnly,
+      earlyCreate: !values['no-early-create'],
       machine,
       result,
       rssMb,

@@ -30,6 +30,8 @@ export interface LaunchOptions {
   timer: PodPhaseTimer;
   /** The root staged for this container while the sandbox was set up, if any. */
   staged?: RootfsStage;
+  /** InstanceSpec.gated: created before the Pod's volumes are ready, held until start(). */
+  gated?: boolean;
 }
 
 export interface LaunchResult {
@@ -79,6 +81,7 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
     logPath,
     cgroupsPath,
     stdin: c.stdin === true,
+    ...(o.gated ? { gated: true } : {}),
     // Only the daemon's container (the first app container) dials the socket.
     ...(nodeExec && runtime.daemonExecOpensHostSockets && c.name === pod.spec?.containers?.[0]?.name
       ? { hostSockets: true }

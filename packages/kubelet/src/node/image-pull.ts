@@ -67,7 +67,8 @@ export async function pullImage(
   return undefined;
 }
 
-async function presentUnlessAlways(
+/** The image found present (`present`), unless the policy is Always. */
+export async function presentUnlessAlways(
   c: Container,
   present: Promise<ImageRecord | undefined> | undefined,
 ): Promise<ImageRecord | undefined> {

@@ -80,6 +80,11 @@ export interface NodeAgentOptions {
   sandboxRetryBaseMs?: number;
   /** @default 4096 */
   pidsLimit?: number;
+  /**
+   * A Pod's first containers are created while its volumes are filled and held at a start gate
+   * until they are (runtimes with `startGate`; pod-worker.ts). false: created after. @default true
+   */
+  earlyCreate?: boolean;
   extraReadOnlyMounts?: readonly { destination: string; source: string }[];
   /** A process started in each Pod's first app container (pod-daemon.ts); absent: none. */
   podDaemon?: PodDaemon;
@@ -141,6 +146,7 @@ export class NodeAgent implements PodContainers {
       backoffBaseMs: options.backoffBaseMs ?? 10_000,
       sandboxRetryBaseMs: options.sandboxRetryBaseMs ?? 1000,
       pidsLimit: options.pidsLimit ?? 4096,
+      earlyCreate: options.earlyCreate ?? true,
       nodeMemoryBytes: options.facts.memoryBytes,
       cgroupParent: options.cgroupParent ?? CGROUP_PARENT,
       extraReadOnlyMounts: options.extraReadOnlyMounts ?? [],

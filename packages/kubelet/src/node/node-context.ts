@@ -33,6 +33,8 @@ export interface NodeContext {
   /** First wait before a failed sandbox set-up is retried (sandboxRetryMs). */
   sandboxRetryBaseMs: number;
   pidsLimit: number;
+  /** NodeAgentOptions.earlyCreate. */
+  earlyCreate: boolean;
   nodeMemoryBytes: number;
   /** The cgroup holding this agent's pod cgroups (`/<parent>/pod<uid>/<container>-<n>`). */
   cgroupParent: string;

@@ -1,12 +1,18 @@
 // A pod's sandbox before its first container (kubelet-and-oci §1.2): its network namespace, its
 // volumes and the files every container mounts (/etc/hosts, resolv.conf, hostname).
 import type { Container, Pod } from '@agent-sandbox/kube-types';
+import { mkdir } from 'node:fs/promises';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { ContainerMounts } from './container-launch.ts';
 import type { NodeContext } from './node-context.ts';
 import type { PodPhaseTimer } from './pod-phases.ts';
 import { writePodFiles } from './pod-files.ts';
-import { prepareVolumes, volumeMounts, type VolumeSource } from './pod-volumes.ts';
+import {
+  plannedVolumeDirs,
+  prepareVolumes,
+  volumeMounts,
+  type VolumeSource,
+} from './pod-volumes.ts';
 import { settleAll } from './settle-all.ts';
 
 export interface PodSandbox {
@@ -19,6 +25,12 @@ export interface PodSandboxOptions {
   pod: Pod;
   podDir: string;
   timer: PodPhaseTimer;
+  /**
+   * Called once the network and the pod's files are ready and the volumes' directories made,
+   * while the volumes are still being filled — only for a pod whose volume directories are known
+   * ahead (plannedVolumeDirs): containers may be created then and held until the sandbox is done.
+   */
+  onMounts?(sandbox: PodSandbox): void;
 }
 
 export async function preparePodSandbox(
@@ -27,6 +39,14 @@ export async function preparePodSandbox(
 ): Promise<PodSandbox> {
   const { pod, timer: t } = o;
   const meta = pod.metadata ?? {};
+  const planned = o.onMounts ? plannedVolumeDirs(pod, o.podDir) : undefined;
+  // Made before the volumes fill them, so a container created ahead binds these very directories.
+  const dirsMade = planned
+    ? Promise.all([...planned.values()].map((d) => mkdir(d, { recursive: true }))).then(
+        () => true,
+        () => false,
+      )
+    : Promise.resolve(false);
   // The network (then the files that name its addresses) and the volumes (API reads, token
   // requests, files) do not depend on each other: both run at once, and both settle before a
   // failure is reported, so nothing is still being set up when the pod is released.
@@ -41,10 +61,16 @@ export async function preparePodSandbox(
       }),
     );
     const files = await t.time('pod-files', async () => writePodFiles(o.podDir, pod, network));
+    if (planned && (await dirsMade))
+      o.onMounts?.({
+        network,
+        mountsFor: (c) => [...volumeMounts(c.volumeMounts, planned, c.name), ...files],
+      });
     return { network, files };
   };
   const [{ network, files }, volumes] = await settleAll([
     networkAndFiles(),
+    // Not after dirsMade: the volumes fill their directories in place (made if missing).
     t.time('volumes', () =>
       prepareVolumes(pod, timedReads(ctx.objects, t), {
         podDir: o.podDir,

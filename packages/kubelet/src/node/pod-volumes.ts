@@ -2,7 +2,7 @@
 // the pod directory, configMap/secret/projected written as files, PVCs as a directory per claim
 // that outlives the pod, hostPath only when the node allows it.
 import type { Pod, Volume, VolumeMount } from '@agent-sandbox/kube-types';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { KubeletError } from '../errors.ts';
@@ -62,8 +62,10 @@ function volumeFiles(
  * at load 15 (bench:node --trace).
  */
 function replaceWithFiles(dir: string, files: ReadonlyMap<string, VolumeFile>): void {
-  rmSync(dir, { recursive: true, force: true });
+  // Emptied, not removed: a container created ahead of the volumes (start-gate.ts, ADR 0041)
+  // already binds this directory, and a new one in its place would not be what it sees.
   mkdirSync(dir, { recursive: true });
+  for (const e of readdirSync(dir)) rmSync(join(dir, e), { recursive: true, force: true });
   for (const [path, f] of files) {
     const p = join(dir, path);
     if (dirname(p) !== dir) mkdirSync(dirname(p), { recursive: true });
@@ -131,6 +133,21 @@ async function projectedFiles(
     return { entries: files, items: undefined };
   }
   return undefined;
+}
+
+/** The kinds whose host directory is `<podDir>/volumes/<name>`, known before any API read. */
+function inPodDir(v: Volume): boolean {
+  return !!(v.emptyDir || v.configMap || v.secret || v.projected);
+}
+
+/**
+ * Volume name → host directory, before the volumes are made, when every volume of the pod lives
+ * in the pod's directory (no claim to look up, no hostPath); otherwise undefined. Pure.
+ */
+export function plannedVolumeDirs(pod: Pod, podDir: string): Map<string, string> | undefined {
+  const volumes = pod.spec?.volumes ?? [];
+  if (!volumes.every(inPodDir)) return undefined;
+  return new Map(volumes.map((v) => [v.name, join(podDir, 'volumes', v.name)]));
 }
 
 /** Prepares every volume; returns volume name → host path. */

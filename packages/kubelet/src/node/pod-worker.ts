@@ -21,18 +21,19 @@ import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { ContainerInstance } from './container-instance.ts';
 import { instanceDir, launchContainer, type ContainerMounts } from './container-launch.ts';
 import { checkProbes, instanceProbeTarget, instanceProber } from './container-probes.ts';
-import { pullImage } from './image-pull.ts';
+import { presentUnlessAlways, pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
 import { NODE_EXEC_SOCKET } from '../node-exec/exec-socket.ts';
 import { podDaemonRun } from './daemon-gate.ts';
 import { PodEvents } from './pod-events.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
-import { preparePodSandbox } from './pod-sandbox.ts';
+import { preparePodSandbox, type PodSandbox } from './pod-sandbox.ts';
 import { RootfsStage } from './rootfs-stage.ts';
 import { settleAll } from './settle-all.ts';
 import { EARLY_STATUS_MS, PodStatusWriter } from './pod-status-writer.ts';
 
 type Slot = { record: ContainerRecord; instance?: ContainerInstance; logs: string[] };
+type Launched = Awaited<ReturnType<typeof launchContainer>>;
 
 export class PodWorker {
   readonly uid: string;
@@ -49,6 +50,8 @@ export class PodWorker {
   readonly #status: PodStatusWriter;
   /** Roots mounted ahead for the first run of the first containers, by container name. */
   readonly #staged = new Map<string, RootfsStage>();
+  /** First runs created while the volumes were filled, held at their start gate, by name. */
+  readonly #early = new Map<string, Promise<Launched | undefined>>();
   readonly #timer: PodPhaseTimer;
   readonly #events: PodEvents;
   /** Ends this Pod's start for the node (NodeContext.startBegun): a container runs, or it failed. */
@@ -169,8 +172,10 @@ export class PodWorker {
       }
     } finally {
       this.#startSettled();
-      // A root still being mounted must be done before the pod's directory is removed.
+      // A root still being mounted must be done before the pod's directory is removed; a
+      // container created ahead that never started goes without running.
       await Promise.all([...this.#staged.values()].map((s) => s.settled()));
+      await this.#dropEarly();
     }
   }
 
@@ -185,9 +190,17 @@ export class PodWorker {
       this.#stageRoots();
       try {
         const t = this.#timer;
+        const runtimeClass = t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod));
+        const early =
+          this.#ctx.earlyCreate && failures === 0 && !this.#pod.spec?.initContainers?.length;
         const [runtime, { network, mountsFor }] = await settleAll([
-          t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod)),
-          preparePodSandbox(this.#ctx, { pod: this.#pod, podDir: this.#podDir, timer: t }),
+          runtimeClass,
+          preparePodSandbox(this.#ctx, {
+            pod: this.#pod,
+            podDir: this.#podDir,
+            timer: t,
+            ...(early ? { onMounts: (sb: PodSandbox) => this.#createEarly(runtimeClass, sb) } : {}),
+          }),
         ]);
         this.#runtime = runtime;
         this.#network = network;
@@ -214,6 +227,7 @@ export class PodWorker {
     this.#startSettled();
     await Promise.all([...this.#staged.values()].map((s) => s.settled()));
     this.#staged.clear();
+    await this.#dropEarly();
     const released = this.#ctx.releasePod(this.uid).catch((err: unknown) => {
       this.#ctx.log.warn({ pod: this.#key, err: errorMessage(err) }, 'undoing a sandbox failed');
     });
@@ -248,6 +262,71 @@ export class PodWorker {
         new RootfsStage(this.#ctx.images, c, instanceDir(this.#podDir, c.name, n)),
       );
     }
+  }
+
+  /**
+   * Creates the first run of each app container as soon as the network, the pod's files and the
+   * volumes' directories are there, held at its start gate while the volumes are filled: runc's
+   * namespaces, cgroup and mounts then overlap the volumes' API reads. Only where the runtime has
+   * a gate, the image is present (never pulled here) and no mount names a subPath (which exists
+   * only once the volume is filled); anything else, or any failure, leaves the usual start.
+   */
+  #createEarly(runtimeClass: Promise<ContainerRuntime>, sandbox: PodSandbox): void {
+    for (const c of this.#pod.spec?.containers ?? []) {
+      const slot = this.#slots.get(c.name);
+      if (slot?.record.restartCount !== 0) continue;
+      if ((c.volumeMounts ?? []).some((m) => m.subPath || m.subPathExpr)) continue;
+      const launched = (async () => {
+        const runtime = await runtimeClass;
+        const image = await presentUnlessAlways(c, this.#staged.get(c.name)?.image);
+        if (!runtime.startGate || !image || this.#terminating) return undefined;
+        const l = await launchContainer(this.#ctx, {
+          pod: this.#pod,
+          container: c,
+          image,
+          runtime,
+          network: sandbox.network,
+          mounts: sandbox.mountsFor(c),
+          restartCount: 0,
+          podDir: this.#podDir,
+          timer: this.#timer,
+          staged: this.#takeStaged(c.name),
+          gated: true,
+        });
+        try {
+          await l.instance.create();
+        } catch (e) {
+          // The usual start prepares it again and reports what fails.
+          this.#ctx.log.warn({ pod: this.#key, err: errorMessage(e) }, 'early create failed');
+          await l.instance.stop(0);
+          await l.instance.cleanup().catch(() => undefined);
+          return undefined;
+        }
+        return l;
+      })().catch(() => undefined);
+      this.#early.set(c.name, launched);
+    }
+  }
+
+  /** The container's first run created ahead, if any (taken once). */
+  async #takeEarly(name: string, n: number): Promise<Launched | undefined> {
+    const early = this.#early.get(name);
+    this.#early.delete(name);
+    return n === 0 ? early : undefined;
+  }
+
+  /** Stops and removes the containers created ahead that no run took; their process never ran. */
+  async #dropEarly(): Promise<void> {
+    const left = [...this.#early.values()];
+    this.#early.clear();
+    await Promise.all(
+      left.map(async (p) => {
+        const l = await p;
+        if (!l) return;
+        await l.instance.stop(0);
+        await l.instance.wait();
+      }),
+    );
   }
 
   get #podDir(): string {
@@ -329,18 +408,21 @@ export class PodWorker {
     if (!init) checkProbes(c);
     const t = this.#timer;
     const n = slot.record.restartCount;
-    const { instance, logPath } = await launchContainer(this.#ctx, {
-      pod: this.#pod,
-      container: c,
-      image,
-      runtime: this.#runtime as ContainerRuntime,
-      network: this.#network,
-      mounts,
-      restartCount: n,
-      podDir: this.#podDir,
-      timer: t,
-      staged: this.#takeStaged(c.name),
-    });
+    const early = await this.#takeEarly(c.name, n);
+    const { instance, logPath } =
+      early ??
+      (await launchContainer(this.#ctx, {
+        pod: this.#pod,
+        container: c,
+        image,
+        runtime: this.#runtime as ContainerRuntime,
+        network: this.#network,
+        mounts,
+        restartCount: n,
+        podDir: this.#podDir,
+        timer: t,
+        staged: this.#takeStaged(c.name),
+      }));
     slot.instance = instance;
     // Termination's first sweep may have run before this instance existed: it starts stopped.
     if (this.#terminating) void instance.stop(0);

@@ -5,7 +5,7 @@
 import { CONFIG_MAPS, EVENTS, PODS, type KubeClient } from '@agent-sandbox/kube';
 import type { Event, KubeObject } from '@agent-sandbox/kube-types';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,13 +19,18 @@ const RETRY_BASE_MS = 300;
 let world: NodeWorld | undefined;
 let client: KubeClient;
 let network: BridgePodNetwork | undefined;
+/** Every step the agent timed (NodeAgentOptions.onPhase), in the order they ended. */
+const phases: { uid: string; phase: string; at: number }[] = [];
 
 beforeAll(async () => {
   if (spawnSync('runc', ['--version']).status !== 0)
     throw new Error('runc is missing: apt-get install runc (CI must have it)');
   world = await startNodeWorld({
     tag: 'retrytest',
-    agent: { sandboxRetryBaseMs: RETRY_BASE_MS },
+    agent: {
+      sandboxRetryBaseMs: RETRY_BASE_MS,
+      onPhase: (p) => phases.push({ uid: p.uid, phase: p.phase, at: p.endMs }),
+    },
     network: {
       make: (dir) =>
         (network = new BridgePodNetwork({
@@ -48,12 +53,12 @@ afterAll(async () => {
   expect(await world?.close()).toEqual([]);
 });
 
-async function createPod(name: string, configMap: string): Promise<string> {
+async function createPod(name: string, configMap: string, command?: string[]): Promise<string> {
   const created = await client.create<PodObject>(
     PODS,
     testPod(
       name,
-      { volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] },
+      { volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }], ...(command ? { command } : {}) },
       { volumes: [{ name: 'cfg', configMap: { name: configMap } }] },
     ),
   );
@@ -114,6 +119,38 @@ it('keeps a Pod whose sandbox fails Pending with one counted event, and runs it 
   });
   expect(running.metadata?.uid).toBe(uid); // the same Pod, not a new one
   await removePod('retry-cm');
+});
+
+it('a container created ahead of a volume that fails never runs; the retry runs it once, with the volume', async () => {
+  const script = 'echo ran; cat /cfg/a; echo; exec sleep 60';
+  const uid = await createPod('retry-early', 'early-cm', ['sh', '-c', script]);
+  await until('a FailedCreatePodSandBox event', async () =>
+    (await sandboxEvents(uid)).length ? true : undefined,
+  );
+  // The failed attempt made the container ahead (runc spawned, held at its gate), then removed it.
+  const before = phases.filter((p) => p.uid === uid).map((p) => p.phase);
+  expect(before).toContain('runtime-start');
+  expect(before).not.toContain('until-running');
+  const madeAt = performance.now();
+  await client.create(CONFIG_MAPS, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'early-cm', namespace: 'default' },
+    data: { a: 'from-the-volume' },
+  } as KubeObject);
+  await until('Running after the ConfigMap exists', async () =>
+    (await pod('retry-early')).status?.phase === 'Running' ? true : undefined,
+  );
+  const running = phases.filter((p) => p.uid === uid && p.phase === 'until-running');
+  expect(running).toHaveLength(1);
+  expect(running[0]?.at).toBeGreaterThan(madeAt);
+  const log = join(world?.dir ?? '', 'node', 'logs', `default_retry-early_${uid}`, 'c', '0.log');
+  const out = await until('the container output', async () => {
+    const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    return text.includes('from-the-volume') ? text : undefined;
+  });
+  expect(out.match(/ ran$/gm)).toHaveLength(1); // once: the held container's process never ran
+  await removePod('retry-early');
 });
 
 it('re-creates a bridge another process removed on the retry, and the Pod runs', async () => {

@@ -47,7 +47,7 @@ export interface NodeWorldOptions {
   /** More of the agent's options. */
   agent?: Pick<
     NodeAgentOptions,
-    'pidsLimit' | 'backoffBaseMs' | 'sandboxRetryBaseMs' | 'allowHostPath' | 'podDaemon'
+    'pidsLimit' | 'backoffBaseMs' | 'sandboxRetryBaseMs' | 'allowHostPath' | 'podDaemon' | 'onPhase'
   >;
   /**
    * A Pod network other than the loopback one, made in the world's dir, with what the leak
