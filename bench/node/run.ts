@@ -12,7 +12,8 @@
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
 //   --trace adds the API requests (by sender: bench, controller, agent) and the controller's
 //   informer deliveries of each round to the step tables (trace.ts).
-//   --no-early-create: containers created after the volumes, not ahead behind a start gate (A/B).
+//   --no-early-create: containers created after the volumes, not ahead behind a start gate;
+//   --ab-early-create: runc only, rounds with it (`runc`) and without (`runc-late`) interleaved.
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { startSandboxController } from '@agent-sandbox/controllers/testing';
@@ -57,6 +58,7 @@ const { values } = parseArgs({
     'no-gvisor-daemon': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
     'no-early-create': { type: 'boolean', default: false },
+    'ab-early-create': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -65,11 +67,20 @@ const execs = Number(values.execs);
 if (!(rounds > 0) || !(execs > 0)) throw new Error('--rounds and --execs take positive numbers');
 const log = (m: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const IMAGE = 'localhost/bench/busybox:v1';
-const RUNTIMES = [
-  { name: 'runc', runtimeClassName: undefined },
-  { name: 'gvisor', runtimeClassName: 'gvisor' },
-  { name: 'bubblewrap', runtimeClassName: 'bubblewrap' },
-] as const;
+const abEarly = values['ab-early-create'];
+const RUNTIMES: readonly { name: string; runtimeClassName: string | undefined }[] = abEarly
+  ? [
+      { name: 'runc', runtimeClassName: undefined },
+      { name: 'runc-late', runtimeClassName: undefined },
+    ]
+  : [
+      { name: 'runc', runtimeClassName: undefined },
+      { name: 'gvisor', runtimeClassName: 'gvisor' },
+      { name: 'bubblewrap', runtimeClassName: 'bubblewrap' },
+    ];
+/** Whether the agent creates a Pod's containers ahead (ADR 0041): not for `runc-late-*` Pods. */
+const earlyCreate = (pod: { metadata?: { name?: string } }): boolean =>
+  !values['no-early-create'] && !(pod.metadata?.name ?? '').startsWith('runc-late-');
 
 const dir = await mkdtemp(join(tmpdir(), 'asb-bench-node-'));
 const api = await startTestApiServer({ crds: readOurCrds() });
@@ -114,7 +125,7 @@ const agent = new NodeAgent({
   dataDir: join(dir, 'node'),
   cgroupParent: `asb-bench-${process.pid}`,
   onPhase: phases.sink,
-  earlyCreate: !values['no-early-create'],
+  earlyCreate,
   // Warnings and errors to stderr: a round that never runs says why.
   log: {
     info: () => undefined,
@@ -323,23 +334,31 @@ try {
     log(`floor ${f.name}: p50 ${result[`floor ${f.name}`]?.p50} ms`);
   }
   await holdRow('before the rounds');
-  for (const rt of RUNTIMES) {
-    for (const kind of ['Pod', 'Sandbox'] as const) {
-      const cold: ColdRound[] = [];
-      const firstExecs: ExecSample[] = [];
-      const exec = async (name: string) => firstExecs.push(await backendExec(name));
+  for (const kind of ['Pod', 'Sandbox'] as const) {
+    // Runtime after runtime; with --ab-early-create, round after round (A/B interleaved).
+    const cold = new Map(RUNTIMES.map((rt) => [rt.name, [] as ColdRound[]]));
+    const firstExecs = new Map(RUNTIMES.map((rt) => [rt.name, [] as ExecSample[]]));
+    const order = abEarly
+      ? // A B B A …: neither arm always follows the other's removal.
+        Array.from({ length: rounds }, (_, i) =>
+          (i % 2 ? [...RUNTIMES].reverse() : RUNTIMES).map((rt) => ({ rt, i })),
+        ).flat()
+      : RUNTIMES.flatMap((rt) => Array.from({ length: rounds }, (_, i) => ({ rt, i })));
+    for (const { rt, i } of order) {
+      const name = `${rt.name}-${kind.toLowerCase()}-${i}`;
+      const spec = podSpec(rt.runtimeClassName);
       // (the first exec's process may still be exiting when the round's clock stops, as before)
-      for (let i = 0; i < rounds; i++) {
-        const name = `${rt.name}-${kind.toLowerCase()}-${i}`;
-        const spec = podSpec(rt.runtimeClassName);
-        cold.push(await coldStart({ client, phases, kind, name, spec, exec, trace }));
-        if (kind === 'Sandbox' && i === rounds - 1) await execRows(rt.name, name);
-        await remove(kind, name);
-      }
-      paths[`${rt.name} ${kind} → first exec output`] = pathCounts(firstExecs);
-      for (const [mark, p] of Object.entries(markPercentiles(cold)))
+      const exec = async (n: string) => firstExecs.get(rt.name)?.push(await backendExec(n));
+      cold.get(rt.name)?.push(await coldStart({ client, phases, kind, name, spec, exec, trace }));
+      if (kind === 'Sandbox' && i === rounds - 1) await execRows(rt.name, name);
+      await remove(kind, name);
+    }
+    for (const rt of RUNTIMES) {
+      const done = cold.get(rt.name) ?? [];
+      paths[`${rt.name} ${kind} → first exec output`] = pathCounts(firstExecs.get(rt.name) ?? []);
+      for (const [mark, p] of Object.entries(markPercentiles(done)))
         result[`${rt.name} ${kind} → ${mark}`] = p;
-      breakdown[`${rt.name} ${kind}`] = phaseRows(cold);
+      breakdown[`${rt.name} ${kind}`] = phaseRows(done);
       log(
         `${rt.name} ${kind}: cold p50 ${result[`${rt.name} ${kind} → first exec output`]?.p50} ms`,
       );
@@ -398,7 +417,7 @@ writeFileSync(
       rounds,
       execs,
       hostUds: !gvisorRuntimeOnly,
-      earlyCreate: !values['no-early-create'],
+      earlyCreate,
       machine,
       result,
       rssMb,

@@ -82,9 +82,10 @@ export interface NodeAgentOptions {
   pidsLimit?: number;
   /**
    * A Pod's first containers are created while its volumes are filled and held at a start gate
-   * until they are (runtimes with `startGate`; pod-worker.ts). false: created after. @default true
+   * until they are (runtimes with `startGate`; pod-worker.ts). false: created after; a function
+   * decides per Pod (bench:node's interleaved A/B). @default true
    */
-  earlyCreate?: boolean;
+  earlyCreate?: boolean | ((pod: Pod) => boolean);
   extraReadOnlyMounts?: readonly { destination: string; source: string }[];
   /** A process started in each Pod's first app container (pod-daemon.ts); absent: none. */
   podDaemon?: PodDaemon;
@@ -146,7 +147,7 @@ export class NodeAgent implements PodContainers {
       backoffBaseMs: options.backoffBaseMs ?? 10_000,
       sandboxRetryBaseMs: options.sandboxRetryBaseMs ?? 1000,
       pidsLimit: options.pidsLimit ?? 4096,
-      earlyCreate: options.earlyCreate ?? true,
+      earlyCreate: earlyCreatePolicy(options.earlyCreate),
       nodeMemoryBytes: options.facts.memoryBytes,
       cgroupParent: options.cgroupParent ?? CGROUP_PARENT,
       extraReadOnlyMounts: options.extraReadOnlyMounts ?? [],
@@ -575,4 +576,8 @@ export class NodeAgent implements PodContainers {
       );
     return p;
   }
+}
+
+function earlyCreatePolicy(o: NodeAgentOptions['earlyCreate']): (pod: Pod) => boolean {
+  return typeof o === 'function' ? o : () => o ?? true;
 }

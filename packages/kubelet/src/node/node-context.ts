@@ -33,8 +33,8 @@ export interface NodeContext {
   /** First wait before a failed sandbox set-up is retried (sandboxRetryMs). */
   sandboxRetryBaseMs: number;
   pidsLimit: number;
-  /** NodeAgentOptions.earlyCreate. */
-  earlyCreate: boolean;
+  /** NodeAgentOptions.earlyCreate: whether a Pod's first containers are created ahead. */
+  earlyCreate(pod: Pod): boolean;
   nodeMemoryBytes: number;
   /** The cgroup holding this agent's pod cgroups (`/<parent>/pod<uid>/<container>-<n>`). */
   cgroupParent: string;
