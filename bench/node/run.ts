@@ -7,13 +7,14 @@
 // runtime's exec, are compared with a plain local spawn. Prints tables, the ratios and the agent's
 // step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
-//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--no-early-create]
+//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--early-create | --ab-early-create]
 //   gVisor Pods get --host-uds=open, so their execs go through the daemon, as in `up` (ADR 0040);
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
 //   --trace adds the API requests (by sender: bench, controller, agent) and the controller's
 //   informer deliveries of each round to the step tables (trace.ts).
-//   --no-early-create: containers created after the volumes, not ahead behind a start gate;
-//   --ab-early-create: runc only, rounds with it (`runc`) and without (`runc-late`) interleaved.
+//   --early-create: containers created ahead of the volumes behind a start gate (ADR 0041; off
+//   by default, as in `up`); --ab-early-create: runc only, rounds with it (`runc`) and without
+//   (`runc-late`) interleaved.
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { startSandboxController } from '@agent-sandbox/controllers/testing';
@@ -57,7 +58,7 @@ const { values } = parseArgs({
     'host-uds': { type: 'boolean', default: false },
     'no-gvisor-daemon': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
-    'no-early-create': { type: 'boolean', default: false },
+    'early-create': { type: 'boolean', default: false },
     'ab-early-create': { type: 'boolean', default: false },
   },
 });
@@ -80,7 +81,7 @@ const RUNTIMES: readonly { name: string; runtimeClassName: string | undefined }[
     ];
 /** Whether the agent creates a Pod's containers ahead (ADR 0041): not for `runc-late-*` Pods. */
 const earlyCreate = (pod: { metadata?: { name?: string } }): boolean =>
-  !values['no-early-create'] && !(pod.metadata?.name ?? '').startsWith('runc-late-');
+  (values['early-create'] || abEarly) && !(pod.metadata?.name ?? '').startsWith('runc-late-');
 
 const dir = await mkdtemp(join(tmpdir(), 'asb-bench-node-'));
 const api = await startTestApiServer({ crds: readOurCrds() });
@@ -417,7 +418,7 @@ writeFileSync(
       rounds,
       execs,
       hostUds: !gvisorRuntimeOnly,
-      earlyCreate,
+      earlyCreate: abEarly ? 'ab' : values['early-create'],
       machine,
       result,
       rssMb,

@@ -82,8 +82,9 @@ export interface NodeAgentOptions {
   pidsLimit?: number;
   /**
    * A Pod's first containers are created while its volumes are filled and held at a start gate
-   * until they are (runtimes with `startGate`; pod-worker.ts). false: created after; a function
-   * decides per Pod (bench:node's interleaved A/B). @default true
+   * until they are (runtimes with `startGate`; pod-worker.ts, ADR 0041); a function decides per
+   * Pod (bench:node's interleaved A/B). Off by default: on a loaded two-core machine it gained
+   * nothing (the staged root's mount and the loop, not runc, held the create back). @default false
    */
   earlyCreate?: boolean | ((pod: Pod) => boolean);
   extraReadOnlyMounts?: readonly { destination: string; source: string }[];
@@ -579,5 +580,5 @@ export class NodeAgent implements PodContainers {
 }
 
 function earlyCreatePolicy(o: NodeAgentOptions['earlyCreate']): (pod: Pod) => boolean {
-  return typeof o === 'function' ? o : () => o ?? true;
+  return typeof o === 'function' ? o : () => o ?? false;
 }

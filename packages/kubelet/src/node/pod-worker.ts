@@ -192,7 +192,9 @@ export class PodWorker {
         const t = this.#timer;
         const runtimeClass = t.time('runtime-class', () => this.#ctx.runtimeFor(this.#pod));
         const early =
-          this.#ctx.earlyCreate(this.#pod) && failures === 0 && !this.#pod.spec?.initContainers?.length;
+          this.#ctx.earlyCreate(this.#pod) &&
+          failures === 0 &&
+          !this.#pod.spec?.initContainers?.length;
         const [runtime, { network, mountsFor }] = await settleAll([
           runtimeClass,
           preparePodSandbox(this.#ctx, {

@@ -29,6 +29,7 @@ beforeAll(async () => {
     tag: 'retrytest',
     agent: {
       sandboxRetryBaseMs: RETRY_BASE_MS,
+      earlyCreate: true,
       onPhase: (p) => phases.push({ uid: p.uid, phase: p.phase, at: p.endMs }),
     },
     network: {

@@ -47,7 +47,13 @@ export interface NodeWorldOptions {
   /** More of the agent's options. */
   agent?: Pick<
     NodeAgentOptions,
-    'pidsLimit' | 'backoffBaseMs' | 'sandboxRetryBaseMs' | 'allowHostPath' | 'podDaemon' | 'onPhase'
+    | 'pidsLimit'
+    | 'backoffBaseMs'
+    | 'sandboxRetryBaseMs'
+    | 'allowHostPath'
+    | 'podDaemon'
+    | 'onPhase'
+    | 'earlyCreate'
   >;
   /**
    * A Pod network other than the loopback one, made in the world's dir, with what the leak
