@@ -84,6 +84,16 @@ async function sandboxEvents(uid: string): Promise<Event[]> {
   );
 }
 
+/** ConfigMap `name` in `default` with key `a`. */
+async function createConfigMap(name: string, a: string): Promise<void> {
+  await client.create(CONFIG_MAPS, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+    data: { a },
+  } as KubeObject);
+}
+
 const pod = (name: string) => client.get<PodObject>(PODS, 'default', name);
 
 it('keeps a Pod whose sandbox fails Pending with one counted event, and runs it once the cause is gone', async () => {
@@ -108,12 +118,7 @@ it('keeps a Pod whose sandbox fails Pending with one counted event, and runs it 
     message: events[0]?.message,
   });
 
-  await client.create(CONFIG_MAPS, {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'retry-cm', namespace: 'default' },
-    data: { a: 'b' },
-  } as KubeObject);
+  await createConfigMap('retry-cm', 'b');
   const running = await until('Running after the ConfigMap exists', async () => {
     const p = await pod('retry-cm');
     return p.status?.phase === 'Running' ? p : undefined;
@@ -133,12 +138,7 @@ it('a container created ahead of a volume that fails never runs; the retry runs 
   expect(before).toContain('runtime-start');
   expect(before).not.toContain('until-running');
   const madeAt = performance.now();
-  await client.create(CONFIG_MAPS, {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'early-cm', namespace: 'default' },
-    data: { a: 'from-the-volume' },
-  } as KubeObject);
+  await createConfigMap('early-cm', 'from-the-volume');
   await until('Running after the ConfigMap exists', async () =>
     (await pod('retry-early')).status?.phase === 'Running' ? true : undefined,
   );
@@ -155,12 +155,7 @@ it('a container created ahead of a volume that fails never runs; the retry runs 
 });
 
 it('re-creates a bridge another process removed on the retry, and the Pod runs', async () => {
-  await client.create(CONFIG_MAPS, {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'bridge-cm', namespace: 'default' },
-    data: { a: 'b' },
-  } as KubeObject);
+  await createConfigMap('bridge-cm', 'b');
   // Made (and remembered as made), with a network made ahead on it, before it is taken away.
   await until('a network made ahead', async () => ((network?.pooled ?? 0) > 0 ? true : undefined));
   expect(spawnSync('ip', ['link', 'delete', NAME]).status).toBe(0);
