@@ -12,7 +12,7 @@
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
 //   --trace adds the API requests (by sender: bench, controller, agent) and the controller's
 //   informer deliveries of each round to the step tables (trace.ts).
-//   --early-create: containers created ahead of the volumes behind a start gate (ADR 0041; off
+//   --early-create: containers created ahead of the volumes behind a start gate (ADR 0042; off
 //   by default, as in `up`); --ab-early-create: runc only, rounds with it (`runc`) and without
 //   (`runc-late`) interleaved.
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
@@ -79,7 +79,7 @@ const RUNTIMES: readonly { name: string; runtimeClassName: string | undefined }[
       { name: 'gvisor', runtimeClassName: 'gvisor' },
       { name: 'bubblewrap', runtimeClassName: 'bubblewrap' },
     ];
-/** Whether the agent creates a Pod's containers ahead (ADR 0041): not for `runc-late-*` Pods. */
+/** Whether the agent creates a Pod's containers ahead (ADR 0042): not for `runc-late-*` Pods. */
 const earlyCreate = (pod: { metadata?: { name?: string } }): boolean =>
   (values['early-create'] || abEarly) && !(pod.metadata?.name ?? '').startsWith('runc-late-');
 

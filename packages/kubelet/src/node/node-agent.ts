@@ -82,7 +82,7 @@ export interface NodeAgentOptions {
   pidsLimit?: number;
   /**
    * A Pod's first containers are created while its volumes are filled and held at a start gate
-   * until they are (runtimes with `startGate`; pod-worker.ts, ADR 0041); a function decides per
+   * until they are (runtimes with `startGate`; pod-worker.ts, ADR 0042); a function decides per
    * Pod (bench:node's interleaved A/B). Off by default: on a loaded two-core machine it gained
    * nothing (the staged root's mount and the loop, not runc, held the create back). @default false
    */

@@ -62,7 +62,7 @@ function volumeFiles(
  * at load 15 (bench:node --trace).
  */
 function replaceWithFiles(dir: string, files: ReadonlyMap<string, VolumeFile>): void {
-  // Emptied, not removed: a container created ahead of the volumes (start-gate.ts, ADR 0041)
+  // Emptied, not removed: a container created ahead of the volumes (start-gate.ts, ADR 0042)
   // already binds this directory, and a new one in its place would not be what it sees.
   mkdirSync(dir, { recursive: true });
   for (const e of readdirSync(dir)) rmSync(join(dir, e), { recursive: true, force: true });
