@@ -62,6 +62,24 @@ describe('DaemonClients.dial', () => {
     expect(clients.connectedAt(address)).toBeUndefined();
   });
 
+  it("one handle's close() leaves another's connection to the same daemon open", async () => {
+    const address = daemon.grpcAddress ?? '';
+    const other = new DaemonClients();
+    try {
+      other.dial(address, 5000);
+      await until('other connected', () => other.connectedAt(address) !== undefined);
+      const mine = new DaemonClients();
+      mine.dial(address, 5000);
+      await until('mine connected', () => mine.connectedAt(address) !== undefined);
+      mine.close();
+      await new Promise((r) => setTimeout(r, 200));
+      const channel = other.client(address, PROCESS_SERVICE).getChannel();
+      expect(channel.getConnectivityState(false)).toBe(connectivityState.READY);
+    } finally {
+      other.close();
+    }
+  });
+
   it('keepOnly closes the clients of other addresses', () => {
     const kept = clients.client('127.0.0.1:1', PROCESS_SERVICE);
     const other = clients.client('127.0.0.1:2', PROCESS_SERVICE);

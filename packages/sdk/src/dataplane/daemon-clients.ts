@@ -5,6 +5,7 @@
 import { PROCESS_SERVICE, type WATCHER_SERVICE } from '@agent-sandbox/protocol';
 import { connectivityState } from '@grpc/grpc-js';
 import { serviceClient, type ServiceClient } from './grpc.ts';
+import { SocketTrackingCredentials } from './socket-credentials.ts';
 
 export type DaemonService = typeof PROCESS_SERVICE | typeof WATCHER_SERVICE;
 
@@ -12,13 +13,15 @@ export class DaemonClients {
   readonly #clients = new Map<string, ServiceClient>();
   /** address → performance.now() when its dialled channel was ready. */
   readonly #connectedAt = new Map<string, number>();
+  /** address → the credentials of its channels, which keep their sockets (closed with them). */
+  readonly #credentials = new Map<string, SocketTrackingCredentials>();
 
   /** The client of `service` at `address` (host:port), made on first use. */
   client(address: string, service: DaemonService): ServiceClient {
     const key = `${service}@${address}`;
     let client = this.#clients.get(key);
     if (!client) {
-      client = serviceClient(address, service);
+      client = serviceClient(address, service, this.#credentialsOf(address));
       this.#clients.set(key, client);
     }
     return client;
@@ -60,17 +63,37 @@ export class DaemonClients {
 
   /** Closes the clients of every other address (a choice the control plane changed). */
   keepOnly(address: string): void {
+    this.#closeWhere((a) => a !== address);
+  }
+
+  /**
+   * Closes every client, and ends the connections no daemon has answered yet: grpc-js would
+   * leave those open for good (see socket-credentials.ts).
+   */
+  close(): void {
+    this.#closeWhere(() => true);
+  }
+
+  #closeWhere(drop: (address: string) => boolean): void {
     for (const [key, client] of this.#clients)
-      if (!key.endsWith(`@${address}`)) {
+      if (drop(key.slice(key.indexOf('@') + 1))) {
         client.close();
         this.#clients.delete(key);
       }
-    for (const a of this.#connectedAt.keys()) if (a !== address) this.#connectedAt.delete(a);
+    for (const [address, creds] of this.#credentials)
+      if (drop(address)) {
+        creds.close();
+        this.#credentials.delete(address);
+      }
+    for (const a of this.#connectedAt.keys()) if (drop(a)) this.#connectedAt.delete(a);
   }
 
-  close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
-    this.#connectedAt.clear();
+  #credentialsOf(address: string): SocketTrackingCredentials {
+    let creds = this.#credentials.get(address);
+    if (!creds) {
+      creds = new SocketTrackingCredentials();
+      this.#credentials.set(address, creds);
+    }
+    return creds;
   }
 }

@@ -12,9 +12,10 @@ export type ServiceClient = grpc.Client & Record<string, (...args: unknown[]) =>
 export function serviceClient(
   address: string,
   service: typeof PROCESS_SERVICE | typeof WATCHER_SERVICE,
+  channelCredentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
 ): ServiceClient {
   const Ctor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service);
-  return new Ctor(address, grpc.credentials.createInsecure()) as unknown as ServiceClient;
+  return new Ctor(address, channelCredentials) as unknown as ServiceClient;
 }
 
 /** One daemon's client, with what a call's deadline and its messages need. */
