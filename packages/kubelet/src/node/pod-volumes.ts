@@ -51,10 +51,6 @@ function volumeFiles(
 }
 
 /**
- * Writes `files` under `dir`, all at once: one after another, each file's three calls waited for
- * a busy event loop in turn (a cold Pod's kube-api-access volume is three files).
- */
-/**
  * Replaces `dir` with `files`. Synchronous on purpose: a few small files (a token, ca.crt, the
  * namespace) cost microseconds to write, while each promise-based step (rm, mkdir, write, chmod,
  * one after another) is a libuv threadpool job whose answer queues behind the Pod start's other

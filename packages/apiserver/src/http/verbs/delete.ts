@@ -31,16 +31,17 @@ async function deleteOptions(call: Call): Promise<DeleteOptions> {
     body === undefined
       ? gracePeriodQuery(q.get('gracePeriodSeconds'))
       : gracePeriodBody(body['gracePeriodSeconds']);
-  const policy = from('propagationPolicy');
+  // A string or nothing: the query's always is, and deleteOptionsBody checked the body's type.
+  const policy = from('propagationPolicy') as string | null | undefined;
   if (
     policy !== undefined &&
     policy !== null &&
-    (typeof policy !== 'string' || !['Orphan', 'Background', 'Foreground'].includes(policy))
+    !['Orphan', 'Background', 'Foreground'].includes(policy)
   ) {
     throw invalidOptions(
       'DeleteOptions',
       'propagationPolicy',
-      `Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+      `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
     );
   }
   const orphanParam = from('orphanDependents');
