@@ -17,14 +17,15 @@ import {
   type ContainerRecord,
 } from '../lifecycle/container-record.ts';
 import type { PodNetworkStatus } from '../network/pod-network.ts';
+import type { ContainerProber } from '../probes/container-prober.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
-import type { ContainerInstance } from './container-instance.ts';
+import type { ContainerInstance, InstanceExit } from './container-instance.ts';
 import { instanceDir, launchContainer, type ContainerMounts } from './container-launch.ts';
 import { checkProbes, instanceProbeTarget, instanceProber } from './container-probes.ts';
 import { presentUnlessAlways, pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
 import { NODE_EXEC_SOCKET } from '../node-exec/exec-socket.ts';
-import { podDaemonRun } from './daemon-gate.ts';
+import { podDaemonRun, type PodDaemonRun } from './daemon-gate.ts';
 import { PodEvents } from './pod-events.ts';
 import { podPhaseTimer, type PodPhaseTimer } from './pod-phases.ts';
 import { preparePodSandbox, type PodSandbox } from './pod-sandbox.ts';
@@ -34,6 +35,12 @@ import { EARLY_STATUS_MS, PodStatusWriter } from './pod-status-writer.ts';
 
 type Slot = { record: ContainerRecord; instance?: ContainerInstance; logs: string[] };
 type Launched = Awaited<ReturnType<typeof launchContainer>>;
+/** What watches an app container while it runs; `ready` folds the daemon's gate into the probes'. */
+type Watchers = {
+  prober: ContainerProber;
+  daemon: PodDaemonRun | undefined;
+  ready: (probes: boolean) => boolean;
+};
 
 export class PodWorker {
   readonly uid: string;
@@ -405,10 +412,37 @@ export class PodWorker {
     });
   }
 
+  /** One run of container `c`: launched, started, watched while Running, its exit recorded. */
   async #runOnce(c: Container, slot: Slot, image: ImageRecord, mounts: ContainerMounts) {
     const init = this.#initNames.includes(c.name);
     if (!init) checkProbes(c);
-    const t = this.#timer;
+    const n = slot.record.restartCount;
+    const instance = await this.#launch(c, slot, image, mounts);
+    await instance.start();
+    const startedAt = formatTime(Date.now());
+    const watch = init ? undefined : this.#watchers(c, slot, instance);
+    await this.#running(slot, instance, startedAt, watch);
+    this.#startSettled();
+    watch?.prober.start();
+    watch?.daemon?.start();
+    if (watch?.daemon && n === 0)
+      void this.#ctx.nodeExec
+        .get(this.uid)
+        ?.firstConnection.then(() => this.#timer.mark('daemon-registered'));
+    const exit = await instance.wait();
+    watch?.prober.stop();
+    watch?.daemon?.gate?.stop();
+    await this.#exited(c, slot, instance, exit, startedAt);
+    return exit;
+  }
+
+  /** The run's instance: the one created ahead for a first run, else launched now; not started. */
+  async #launch(
+    c: Container,
+    slot: Slot,
+    image: ImageRecord,
+    mounts: ContainerMounts,
+  ): Promise<ContainerInstance> {
     const n = slot.record.restartCount;
     const early = await this.#takeEarly(c.name, n);
     const { instance, logPath } =
@@ -422,55 +456,66 @@ export class PodWorker {
         mounts,
         restartCount: n,
         podDir: this.#podDir,
-        timer: t,
+        timer: this.#timer,
         staged: this.#takeStaged(c.name),
       }));
     slot.instance = instance;
     // Termination's first sweep may have run before this instance existed: it starts stopped.
     if (this.#terminating) void instance.stop(0);
     slot.logs[n] = logPath;
-    await instance.start();
-    const startedAt = formatTime(Date.now());
+    return instance;
+  }
+
+  /** An app container's prober and the node's daemon for it (if any), neither started yet. */
+  #watchers(c: Container, slot: Slot, instance: ContainerInstance): Watchers {
     // Ready needs the probes' verdict and, with a gated daemon, the daemon listening.
     const ready = (probes: boolean): boolean => probes && (daemon?.gate?.listening ?? true);
-    const prober = init ? undefined : this.#prober(c, slot, instance, ready);
-    const daemon = init
-      ? undefined
-      : podDaemonRun({
-          daemon: this.#ctx.podDaemon,
-          pod: this.#pod,
-          container: c,
-          instance,
-          runtime: this.#runtime as ContainerRuntime,
-          target: instanceProbeTarget({
-            container: c,
-            runtime: this.#runtime as ContainerRuntime,
-            instance,
-            network: this.#network,
-          }),
-          log: this.#ctx.log,
-          key: `${this.#key}/${c.name}`,
-          ...(this.#ctx.nodeExec.get(this.uid) ? { nodeExecSocket: NODE_EXEC_SOCKET } : {}),
-          onGate: () => {
-            slot.record.ready = prober ? ready(prober.flags.ready) : false;
-            void this.#publish();
-          },
-        });
+    const prober = this.#prober(c, slot, instance, ready);
+    const daemon = podDaemonRun({
+      daemon: this.#ctx.podDaemon,
+      pod: this.#pod,
+      container: c,
+      instance,
+      runtime: this.#runtime as ContainerRuntime,
+      target: instanceProbeTarget({
+        container: c,
+        runtime: this.#runtime as ContainerRuntime,
+        instance,
+        network: this.#network,
+      }),
+      log: this.#ctx.log,
+      key: `${this.#key}/${c.name}`,
+      ...(this.#ctx.nodeExec.get(this.uid) ? { nodeExecSocket: NODE_EXEC_SOCKET } : {}),
+      onGate: () => {
+        slot.record.ready = ready(prober.flags.ready);
+        void this.#publish();
+      },
+    });
+    return { prober, daemon, ready };
+  }
+
+  /** Records the started instance as Running (an init container is never Ready) and writes it. */
+  async #running(
+    slot: Slot,
+    instance: ContainerInstance,
+    startedAt: string,
+    watch: Watchers | undefined,
+  ): Promise<void> {
     slot.record.containerID = instance.containerID;
     slot.record.state = { kind: 'running', startedAt };
-    slot.record.started = prober?.flags.started ?? true;
-    slot.record.ready = prober ? ready(prober.flags.ready) : false;
-    await t.time('status-running', () => this.#publish());
-    this.#startSettled();
-    prober?.start();
-    daemon?.start();
-    if (daemon && n === 0)
-      void this.#ctx.nodeExec
-        .get(this.uid)
-        ?.firstConnection.then(() => t.mark('daemon-registered'));
-    const exit = await instance.wait();
-    prober?.stop();
-    daemon?.gate?.stop();
+    slot.record.started = watch?.prober.flags.started ?? true;
+    slot.record.ready = watch ? watch.ready(watch.prober.flags.ready) : false;
+    await this.#timer.time('status-running', () => this.#publish());
+  }
+
+  /** Records the run's exit (the container's terminated state) and writes it. */
+  async #exited(
+    c: Container,
+    slot: Slot,
+    instance: ContainerInstance,
+    exit: InstanceExit,
+    startedAt: string,
+  ): Promise<void> {
     slot.record.ready = false;
     slot.record.started = false;
     slot.record.state = {
@@ -487,7 +532,6 @@ export class PodWorker {
       'container exited',
     );
     await this.#publish();
-    return exit;
   }
 
   #takeStaged(name: string): RootfsStage | undefined {
