@@ -1,8 +1,10 @@
 // One real node for the runtime suites: the embedded API server with our CRDs, the controller
 // manager with the extension controllers, and the node agent with runc, gVisor and bubblewrap on a
-// bridge pod network of its own (names prefixed `ktrt`) with NetworkPolicy enforced. A test
-// "internet" namespace routed through the host answers on 198.51.100.10 and on the metadata
-// address 169.254.169.254, so egress rules can be proved both ways.
+// bridge pod network of its own (names prefixed `ktrtNNN`, NNN from the pid) with NetworkPolicy
+// enforced. A test "internet" namespace routed through the host answers on 198.19.NNN.10 and, for
+// this run's Pods only (a route table chosen by source address), on the metadata address
+// 169.254.169.254, so egress rules can be proved both ways. Every host-global name, address and
+// route is this run's own: two runs at once (two checkouts) neither collide nor clean up each other.
 import {
   readOurCrds,
   startTestApiServer,
@@ -33,14 +35,24 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 export const IMAGE = 'localhost/test/busybox:v1';
-export const PREFIX = 'ktrt';
-export const CIDR = '10.233.9.0/24';
-export const GATEWAY = '10.233.9.1';
-export const INTERNET = '198.51.100.10';
+const N = process.pid % 250;
+/** Fixed width: no run's prefix is the start of another's (ktrt007 / ktrt071). */
+export const PREFIX = `ktrt${String(N).padStart(3, '0')}`;
+/** 10.237/16: no other suite's or bench's pod CIDRs (bench:node takes 10.233.N). */
+export const SUBNET = `10.237.${N}`;
+export const CIDR = `${SUBNET}.0/24`;
+export const GATEWAY = `${SUBNET}.1`;
+/** The "internet" uplink: 198.18.0.0/15 is for tests and outside the template policy's except list. */
+const [UPLINK_HOST, UPLINK_PEER] = [`198.19.${N}.1`, `198.19.${N}.10`];
+export const INTERNET = UPLINK_PEER;
 export const METADATA = '169.254.169.254';
-const BRIDGE = 'ktrt0';
-const INET_NS = 'ktrt-inet';
-const POLICY_TABLE = 'ktrt_policy';
+const BRIDGE = `${PREFIX}0`;
+const INET_NS = `${PREFIX}-inet`;
+const [INET_HOST, INET_PEER] = [`${PREFIX}i0`, `${PREFIX}i1`];
+const POLICY_TABLE = `${PREFIX}_policy`;
+/** Our Pods' route to the metadata address: a table of our own, chosen by source address. */
+const ROUTE_TABLE = String(21_000 + N);
+const CGROUP_PARENT = `asb-rt-${process.pid}`;
 
 /** RuntimeClass name → handler, as `up` creates them. */
 export const RUNTIME_CLASSES_BY_NAME = { gvisor: 'runsc', bubblewrap: 'bubblewrap' } as const;
@@ -74,19 +86,21 @@ export function requireBinaries(): void {
 
 async function inetNamespace(children: ChildProcess[]): Promise<void> {
   await run('ip', ['netns', 'add', INET_NS]);
-  await run('ip', ['link', 'add', 'ktrti0', 'type', 'veth', 'peer', 'name', 'ktrti1']);
-  await run('ip', ['link', 'set', 'ktrti1', 'netns', INET_NS]);
-  await run('ip', ['addr', 'add', '198.51.100.1/24', 'dev', 'ktrti0']);
-  await run('ip', ['link', 'set', 'ktrti0', 'up']);
+  await run('ip', ['link', 'add', INET_HOST, 'type', 'veth', 'peer', 'name', INET_PEER]);
+  await run('ip', ['link', 'set', INET_PEER, 'netns', INET_NS]);
+  await run('ip', ['addr', 'add', `${UPLINK_HOST}/24`, 'dev', INET_HOST]);
+  await run('ip', ['link', 'set', INET_HOST, 'up']);
   for (const args of [
-    ['addr', 'add', `${INTERNET}/24`, 'dev', 'ktrti1'],
-    ['addr', 'add', `${METADATA}/32`, 'dev', 'ktrti1'],
-    ['link', 'set', 'ktrti1', 'up'],
+    ['addr', 'add', `${UPLINK_PEER}/24`, 'dev', INET_PEER],
+    ['addr', 'add', `${METADATA}/32`, 'dev', INET_PEER],
+    ['link', 'set', INET_PEER, 'up'],
     ['link', 'set', 'lo', 'up'],
-    ['route', 'add', 'default', 'via', '198.51.100.1'],
+    ['route', 'add', 'default', 'via', UPLINK_HOST],
   ])
     await run('ip', ['-n', INET_NS, ...args]);
-  await run('ip', ['route', 'add', `${METADATA}/32`, 'via', INTERNET]);
+  // Not the main table: the host's (and other runs') metadata route stays as it is.
+  await run('ip', ['route', 'add', `${METADATA}/32`, 'via', UPLINK_PEER, 'table', ROUTE_TABLE]);
+  await run('ip', ['rule', 'add', 'from', CIDR, 'table', ROUTE_TABLE]);
   const child = spawn('nsenter', [
     `--net=/run/netns/${INET_NS}`,
     process.execPath,
@@ -98,9 +112,10 @@ async function inetNamespace(children: ChildProcess[]): Promise<void> {
 }
 
 async function removeInetNamespace(): Promise<void> {
-  await run('ip', ['route', 'del', `${METADATA}/32`]).catch(() => undefined);
+  await run('ip', ['rule', 'del', 'from', CIDR, 'table', ROUTE_TABLE]).catch(() => undefined);
+  await run('ip', ['route', 'flush', 'table', ROUTE_TABLE]).catch(() => undefined);
   await run('ip', ['netns', 'delete', INET_NS]).catch(() => undefined);
-  await run('ip', ['link', 'delete', 'ktrti0']).catch(() => undefined);
+  await run('ip', ['link', 'delete', INET_HOST]).catch(() => undefined);
 }
 
 function listenAll(onConnection: (s: import('node:net').Socket) => void): Promise<Server> {
@@ -147,7 +162,7 @@ export async function startNodeWorld(namespace: string): Promise<NodeWorld> {
       bwrapRuntime(join(dir, 'bwrap')),
     ],
     pidsLimit: 64,
-    cgroupParent: 'asb-rt',
+    cgroupParent: CGROUP_PARENT,
     network,
     images: new ImageService(store, new RegistryClient()),
     dataDir: join(dir, 'node'),
@@ -191,8 +206,10 @@ export async function startNodeWorld(namespace: string): Promise<NodeWorld> {
         netnsPrefix: PREFIX,
         linkPrefix: PREFIX,
         nftPrefix: PREFIX,
-        cgroupParent: 'asb-rt',
+        cgroupParent: CGROUP_PARENT,
       });
+      const rules = (await run('ip', ['rule', 'show', 'table', ROUTE_TABLE])).stdout;
+      for (const r of rules.split('\n').filter(Boolean)) leaks.push(`ip rule ${r}`);
       await api.close();
       await rm(dir, { recursive: true, force: true });
       return leaks;

@@ -17,6 +17,7 @@ import {
   IMAGE,
   INTERNET,
   METADATA,
+  SUBNET,
   startNodeWorld,
   type NodeWorld,
 } from './node-world.ts';
@@ -218,7 +219,7 @@ describe.each(RUNTIMES)(
         const sandbox = await world.client.get<SandboxObject>(SANDBOXES, NS, name);
         const pod = await podOf(name);
         expect(pod.status?.phase).toBe('Running');
-        expect(pod.status?.podIP).toMatch(/^10\.233\.9\.\d+$/);
+        expect(pod.status?.podIP).toMatch(new RegExp(`^${SUBNET.replaceAll('.', '\\.')}\\.\\d+$`));
         expect(sandbox.status?.podIPs).toEqual([pod.status?.podIP]);
         expect(pod.status?.containerStatuses?.[0]?.containerID).toMatch(
           new RegExp(`^${scheme}://[0-9a-f]{64}$`),

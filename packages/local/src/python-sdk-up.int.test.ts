@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upLeaks, upNetwork } from './testing/index.ts';
 
 const VENV = join(
   process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
@@ -26,8 +27,9 @@ if (!ready && process.env['CI'])
 const CLI = join(import.meta.dirname, '../../cli/bin/agent-sandbox.js');
 const SCRIPT = join(import.meta.dirname, 'testdata/python_sdk_modes.py');
 const IMAGE = 'localhost/test/busybox:v1';
-const BRIDGE = 'asbpy0';
-const CIDR = '10.214.0.0/24';
+// This run's own bridge and pod CIDR (the netns, cgroup parent and nft tables follow the bridge).
+const NETWORK = upNetwork('asbpy', 214);
+const { bridge: BRIDGE, cidr: CIDR } = NETWORK;
 const POOL = `apiVersion: extensions.agents.x-k8s.io/v1beta1
 kind: SandboxTemplate
 metadata: { name: busybox, namespace: default }
@@ -106,7 +108,9 @@ afterAll(async () => {
     if (stopped === 'timeout') up.kill('SIGKILL');
     await upExit;
   }
+  const leaks = upLeaks(dir, NETWORK);
   rmSync(join(dir, '..'), { recursive: true, force: true });
+  expect(leaks).toEqual([]);
 }, 60_000);
 
 describe.skipIf(!ready)('k8s-agent-sandbox 1.0.8 (PyPI) against agent-sandbox up', () => {

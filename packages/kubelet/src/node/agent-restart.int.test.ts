@@ -41,8 +41,9 @@ beforeAll(async () => {
     kubeconfig: api.kubeconfigPath,
     dir,
     nodeName: 'node-restart',
-    cgroupParent: 'asb-restarttest',
-    netnsPrefix: 'asb-lo-restart-',
+    // This run's own: the successor cleans its whole cgroup parent and netns prefix at start.
+    cgroupParent: `asb-restarttest-${process.pid}`,
+    netnsPrefix: `asb-lo-restart-${process.pid}-`,
   };
 });
 

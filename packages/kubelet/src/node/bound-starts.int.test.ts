@@ -23,8 +23,9 @@ import { NodeAgent } from './node-agent.ts';
 import type { PodPhase } from './pod-phases.ts';
 import { TEST_IMAGE as IMAGE, testPod, type PodObject } from '../testing/test-pod.ts';
 
-const NETNS_PREFIX = 'asb-lo-boundtest-';
-const CGROUPS = 'asb-boundtest';
+// This run's own: an agent cleans its whole cgroup parent and netns prefix at start and stop.
+const NETNS_PREFIX = `asb-lo-boundtest-${process.pid}-`;
+const CGROUPS = `asb-boundtest-${process.pid}`;
 
 let api: TestApiServer;
 let client: KubeClient;

@@ -16,7 +16,8 @@ import { findLeaks } from '../testing/leak-check.ts';
 import { buildTestImage } from '../testing/test-image.ts';
 import { ContainerInstance } from './container-instance.ts';
 
-const CGROUP_PARENT = 'asb-instancetest';
+// This run's own: afterAll removes the whole parent, which must not be another run's.
+const CGROUP_PARENT = `asb-instancetest-${process.pid}`;
 let dir: string;
 let rootfs: string;
 let imageConfig: Parameters<typeof buildOciSpec>[0]['image'];
@@ -45,7 +46,7 @@ afterAll(async () => {
     ? findLeaks({
         dataDir: dir,
         runtimeStateDirs: [join(dir, 'runc')],
-        netnsPrefix: 'asb-instancetest-',
+        netnsPrefix: `${CGROUP_PARENT}-`,
         cgroupParent: CGROUP_PARENT,
       })
     : [];

@@ -154,7 +154,12 @@ export function upLeaks(dataDir: string, network: UpNetwork): string[] {
   });
   if (spawnSync('ip', ['link', 'show', network.bridge]).status === 0)
     leaks.push(`bridge ${network.bridge}`);
-  const tables = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' }).stdout;
-  if (tables.includes(network.bridge)) leaks.push(`nft tables of ${network.bridge}`);
+  // The bridge's tables are `<bridge>_nat_<bridge>` and `<bridge>_policy_<bridge>`: by name, not
+  // by substring (bridge asbu12 is in asbu123's table names).
+  const tables = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((l) => l.split(' ')[2] ?? '')
+    .filter((t) => t.startsWith(`${network.bridge}_`));
+  for (const t of tables) leaks.push(`nft table ${t}`);
   return leaks;
 }
