@@ -1,9 +1,13 @@
 // The namespace gateway's fan-out (namespace-fanout.ts) over the embedded API server: a
 // cluster-wide list is the namespaces' items at one resourceVersion; a merged watch carries every
 // namespace's events, ends only once every stream ended, and says its first error — a refused
-// namespace is the whole answer, a broken stream an ERROR event naming the namespace.
+// namespace is the whole answer, a broken stream an ERROR event naming the namespace. Under a real
+// informer (through a relay that ends, holds or drops one namespace's stream when the test says),
+// no namespace's event is skipped when the merged watch ends with a stream behind another's.
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
+import { eventually } from '@agent-sandbox/controllers/testing';
 import {
+  Informer,
   KubeClient,
   NAMESPACES,
   PODS,
@@ -11,7 +15,7 @@ import {
   type KubeConfig,
 } from '@agent-sandbox/kube';
 import type { KubeObject, Pod } from '@agent-sandbox/kube-types';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +23,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeWatch, type WatchPart } from './namespace-fanout.ts';
 import { closeServer, startNamespaceProxy, type NamespaceProxy } from './namespace-proxy.ts';
+import { startWatchRelay, type WatchRelay } from './watch-relay.ts';
 
 let api: TestApiServer;
 let upstream: KubeConfig;
@@ -145,6 +150,9 @@ describe('namespace fan-out', () => {
       expect(r.status).toBe(200);
       expect(names(r, 'ADDED')).toContain('after-first-end');
       expect(r.endedAt).toBeGreaterThan(2500);
+      // fan-a's stream ended before that event: whether fan-a had one in between is not known,
+      // so the client lists again rather than watching on from after-first-end.
+      expect(r.events.at(-1)).toMatchObject({ type: 'ERROR', object: { code: 410 } });
     } finally {
       await closeServer(gw.server);
     }
@@ -186,5 +194,59 @@ describe('namespace fan-out', () => {
     } finally {
       await closeServer(gw.server);
     }
+  });
+});
+
+describe('namespace fan-out under an informer (the resume point)', () => {
+  let relay: WatchRelay;
+  let gateway: NamespaceProxy;
+  let informer: Informer<Pod & KubeObject>;
+  const stop = new AbortController();
+
+  beforeAll(async () => {
+    relay = await startWatchRelay(upstream, dir);
+    await mkdir(join(dir, 'relayed'));
+    gateway = await startNamespaceProxy(relay.config, ['fan-a', 'fan-b'], join(dir, 'relayed'));
+    const config = kubeConfigFromFile(gateway.kubeconfigPath);
+    informer = new Informer({ client: new KubeClient({ config }), resource: PODS });
+    void informer.run(stop.signal);
+    await informer.waitForSync();
+  });
+
+  afterAll(async () => {
+    stop.abort();
+    await gateway?.close();
+    await relay?.close();
+  });
+
+  const cached = (ns: string, name: string) => informer.cache.get(`${ns}/${name}`);
+  /** Creates `name` in `ns` and waits until the informer has it. */
+  const seen = async (ns: string, name: string) => {
+    await createPod(ns, name);
+    await eventually(() => cached(ns, name));
+  };
+
+  it('misses no event of a namespace whose stream ended before the others', async () => {
+    await Promise.all([relay.opened('fan-a'), relay.opened('fan-b')]);
+    const relists = informer.relists;
+    relay.end('fan-a'); // as at its timeoutSeconds: the merged watch goes on with fan-b
+    await createPod('fan-a', 'ended-gap');
+    await seen('fan-b', 'ended-later'); // a later resourceVersion, through fan-b's stream
+    relay.end('fan-b'); // the merged watch ends; the informer watches again from what it has
+    await seen('fan-a', 'ended-sentinel');
+    expect(cached('fan-a', 'ended-gap')?.metadata.name).toBe('ended-gap');
+    expect(informer.relists).toBe(relists + 1); // the merged watch's 410: it listed again
+  });
+
+  it('misses no event a stream still held when it dropped', async () => {
+    await Promise.all([relay.opened('fan-a'), relay.opened('fan-b')]);
+    const relists = informer.relists;
+    relay.hold('fan-a'); // fan-a's events lag behind fan-b's
+    await createPod('fan-a', 'held-gap');
+    await seen('fan-b', 'held-later');
+    relay.drop('fan-a'); // the connection breaks with held-gap never sent
+    await seen('fan-a', 'held-sentinel');
+    expect(cached('fan-a', 'held-gap')?.metadata.name).toBe('held-gap');
+    expect(informer.relists).toBe(relists + 1);
   });
 });

@@ -7,6 +7,10 @@
 // so they end together; ending at the first would cut events the others were still sending),
 // or at the first error, which it says: a refused watch (410, 403) is the whole answer, and a
 // stream broken after the start ends the merged one with an ERROR event naming the namespace.
+// Either end is 410 Expired instead when a namespace's stream is behind the last event written
+// (MergedWatch): watching again from that event would skip the namespace's events in between.
+// Our API server sends no bookmark before a watch's timeout, so after a timeout with events in
+// one namespace later than the other's last, the informer lists again (cheap, and never wrong).
 import type { KubeConfig } from '@agent-sandbox/kube';
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { scopePath, upstreamRequest } from './namespace-proxy.ts';
@@ -81,19 +85,41 @@ export interface WatchPart {
   path: string;
 }
 
-/** A kube Status (500, as kube-apiserver ends a watch it cannot go on with) for `message`. */
-function failure(message: string): string {
-  const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', message };
-  return JSON.stringify({ ...status, reason: 'InternalError', code: 500 });
+/** A kube Status line of `code` and `reason` for `message`. */
+function status(code: number, reason: string, message: string): string {
+  return JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    message,
+    reason,
+    code,
+  });
 }
 
-/** The watch event type of a line (a JSON object), undefined for one that does not parse. */
-function eventType(line: string): unknown {
+/** A kube Status (500, as kube-apiserver ends a watch it cannot go on with) for `message`. */
+const failure = (message: string): string => status(500, 'InternalError', message);
+
+/** A watch line's type and resourceVersion; an empty object for one that does not parse. */
+function lineFacts(line: string): { type?: unknown; rv?: unknown } {
   try {
-    return (JSON.parse(line) as { type?: unknown }).type;
+    const ev = JSON.parse(line) as {
+      type?: unknown;
+      object?: { metadata?: { resourceVersion?: unknown } };
+    };
+    return { type: ev.type, rv: ev.object?.metadata?.resourceVersion };
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+/**
+ * A resourceVersion as a number to compare: both servers this gateway fronts (kube-apiserver on
+ * etcd, our SQLite store) give one decimal revision counter for every namespace. Anything else
+ * (or "0") is undefined: no order is known, and an end after such an event checks nothing.
+ */
+function revision(rv: unknown): bigint | undefined {
+  return typeof rv === 'string' && /^[1-9]\d*$/.test(rv) ? BigInt(rv) : undefined;
 }
 
 /**
@@ -107,73 +133,126 @@ export function mergeWatch(
   res: ServerResponse,
   parts: readonly WatchPart[],
 ): void {
-  const outs: ClientRequest[] = [];
-  const answers: [IncomingMessage, WatchPart][] = [];
-  let open = parts.length;
-  let done = false;
-  const finish = (last?: string): void => {
-    if (done) return;
-    done = true;
-    if (last !== undefined) res.write(`${last}\n`);
-    res.end();
-    for (const o of outs) o.destroy();
-  };
+  new MergedWatch(res, parts, new URL(req.url ?? '/', 'http://gateway')).open(upstream, req);
+}
+
+/**
+ * The state of one merged watch. The client watches again from the resourceVersion of the last
+ * event it got, as if that were one stream's; but the parts' streams only each run in order: an
+ * event of namespace A can still be to come (A's stream ended or lags) when B's later one was
+ * written. So each part's progress (its last event or bookmark) is kept, and a merged watch that
+ * ends with a part behind the last event written ends with 410 Expired: the client lists again
+ * instead of watching on past A's event (which it would never see).
+ */
+class MergedWatch {
+  readonly #res: ServerResponse;
+  readonly #parts: readonly WatchPart[];
+  readonly #outs: ClientRequest[] = [];
+  readonly #answers: [IncomingMessage, WatchPart][] = [];
+  /** Per namespace: the resourceVersion its stream has sent everything up to. */
+  readonly #progress = new Map<string, bigint | undefined>();
+  /** The last event's resourceVersion: where the client watches again from. */
+  #resume: bigint | undefined;
+  #open: number;
+  #done = false;
+
+  constructor(res: ServerResponse, parts: readonly WatchPart[], url: URL) {
+    this.#res = res;
+    this.#parts = parts;
+    this.#open = parts.length;
+    const from = revision(url.searchParams.get('resourceVersion'));
+    for (const p of parts) this.#progress.set(p.namespace, from);
+    this.#resume = from;
+  }
+
+  open(upstream: KubeConfig, req: IncomingMessage): void {
+    for (const part of this.#parts) {
+      const out = upstreamRequest(upstream, plain(req), part.path, (a) => this.#answered(a, part));
+      out.on('error', (e) =>
+        this.#fail(500, failure(`watch of namespace ${part.namespace}: ${e.message}`)),
+      );
+      out.end();
+      this.#outs.push(out);
+    }
+    this.#res.on('close', () => {
+      this.#done = true;
+      for (const o of this.#outs) o.destroy();
+    });
+  }
+
+  /** The first part behind the client's resume point, if any. */
+  #behind(): string | undefined {
+    const resume = this.#resume;
+    if (resume === undefined) return undefined;
+    for (const [ns, at] of this.#progress) if (at === undefined || at < resume) return ns;
+    return undefined;
+  }
+
+  #finish(last?: string): void {
+    if (this.#done) return;
+    this.#done = true;
+    const behind = this.#res.headersSent ? this.#behind() : undefined;
+    const line =
+      behind === undefined
+        ? last
+        : `{"type":"ERROR","object":${status(410, 'Expired', `the merged watch went past namespace ${behind}'s stream: list again`)}}`;
+    if (line !== undefined) this.#res.write(`${line}\n`);
+    this.#res.end();
+    for (const o of this.#outs) o.destroy();
+  }
+
   /** A part broke or was refused: its answer when nothing was sent yet, else an ERROR event. */
-  const fail = (code: number, status: string): void => {
-    if (done) return;
-    if (res.headersSent) return finish(`{"type":"ERROR","object":${status}}`);
-    res.writeHead(code, { 'content-type': 'application/json' });
-    finish(status);
-  };
-  const stream = (answer: IncomingMessage, part: WatchPart): void => {
+  #fail(code: number, body: string): void {
+    if (this.#done) return;
+    if (this.#res.headersSent) return this.#finish(`{"type":"ERROR","object":${body}}`);
+    this.#res.writeHead(code, { 'content-type': 'application/json' });
+    this.#finish(body);
+  }
+
+  #emit(line: string, part: WatchPart): void {
+    if (this.#done || line.trim() === '') return;
+    const { type, rv } = lineFacts(line);
+    if (type === 'ERROR') return this.#finish(line); // the upstream's own error ends the watch
+    const at = revision(rv);
+    if (at !== undefined) this.#progress.set(part.namespace, at);
+    if (type === 'BOOKMARK') return;
+    this.#resume = at;
+    this.#res.write(`${line}\n`);
+  }
+
+  #stream(answer: IncomingMessage, part: WatchPart): void {
     let partial = '';
-    const emit = (line: string): void => {
-      if (done || line.trim() === '') return;
-      const type = eventType(line);
-      if (type === 'ERROR') return finish(line); // the upstream's own error ends the watch
-      if (type !== 'BOOKMARK') res.write(`${line}\n`);
-    };
     answer.setEncoding('utf8');
     answer.on('data', (d: string) => {
       const lines = (partial + d).split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) emit(line);
+      for (const line of lines) this.#emit(line, part);
     });
     answer.on('end', () => {
-      emit(partial);
-      if (--open === 0) finish();
+      this.#emit(partial, part);
+      if (--this.#open === 0) this.#finish();
     });
     answer.on('error', (e) =>
-      fail(500, failure(`watch of namespace ${part.namespace} broke: ${e.message}`)),
+      this.#fail(500, failure(`watch of namespace ${part.namespace} broke: ${e.message}`)),
     );
-  };
-  const answered = (answer: IncomingMessage, part: WatchPart): void => {
+  }
+
+  #answered(answer: IncomingMessage, part: WatchPart): void {
     // Refused (410 Gone, 403): the upstream's Status, which names the namespace, is the answer.
     if (answer.statusCode !== 200) {
       let body = '';
       answer.setEncoding('utf8');
       answer.on('data', (d: string) => (body += d));
-      answer.on('end', () => fail(answer.statusCode ?? 502, body));
+      answer.on('end', () => this.#fail(answer.statusCode ?? 502, body));
       return;
     }
-    answers.push([answer, part]);
-    if (answers.length < parts.length || done) return;
-    res.writeHead(200, { 'content-type': answer.headers['content-type'] ?? 'application/json' });
-    res.flushHeaders(); // a watch client waits for the head, not for the first event
-    for (const [a, p] of answers) stream(a, p);
-  };
-  for (const part of parts) {
-    const out = upstreamRequest(upstream, plain(req), part.path, (a) => answered(a, part));
-    out.on('error', (e) =>
-      fail(500, failure(`watch of namespace ${part.namespace}: ${e.message}`)),
-    );
-    out.end();
-    outs.push(out);
+    this.#answers.push([answer, part]);
+    if (this.#answers.length < this.#parts.length || this.#done) return;
+    const type = answer.headers['content-type'] ?? 'application/json';
+    this.#res.writeHead(200, { 'content-type': type });
+    this.#res.flushHeaders(); // a watch client waits for the head, not for the first event
+    for (const [a, p] of this.#answers) this.#stream(a, p);
   }
-  res.on('close', () => {
-    done = true;
-    for (const o of outs) o.destroy();
-  });
 }
 
 /** Serves a cluster-wide GET of a collection the manager caches, over every namespace. */
