@@ -12,6 +12,7 @@ import { loadOciLayout } from '../images/oci-layout.ts';
 import { removeCgroups } from './cgroup-removal.ts';
 import { buildOciSpec } from '../runtime/oci-spec.ts';
 import { runcRuntime } from '../runtime/runc-runtime.ts';
+import { runcStarted, watchRuncStart } from '../runtime/runc-state.ts';
 import { findLeaks } from '../testing/leak-check.ts';
 import { buildTestImage } from '../testing/test-image.ts';
 import { ContainerInstance } from './container-instance.ts';
@@ -102,6 +103,25 @@ describe('ContainerInstance on runc', () => {
     await c.start();
     const exit = await c.wait();
     expect(exit.exitCode).toBe(137);
+  });
+
+  it("runc's start is heard from its state directory: a change hint finds the container started", async () => {
+    const c = instance('exec sleep 600');
+    // What start() waits on (watchStart's hint), asked as start() asks: not the 5 ms poll.
+    let hinted = false;
+    const stop = watchRuncStart(join(dir, 'runc'), c.id, () => {
+      void runcStarted(join(dir, 'runc'), c.id).then((v) => (hinted ||= v));
+    });
+    try {
+      await c.start();
+      for (let i = 0; i < 500 && !hinted; i++) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      stop();
+    }
+    expect(hinted).toBe(true);
+    expect(await c.spec.runtime.isRunning(c.id)).toBe(true);
+    await c.stop(0);
+    expect((await c.wait()).exitCode).toBe(137);
   });
 
   it('a stop asked for during start() (the bundle is being made) also ends the process', async () => {

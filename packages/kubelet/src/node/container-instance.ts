@@ -154,10 +154,18 @@ export class ContainerInstance {
     let ended = false;
     void this.process?.exited.then(() => (ended = true));
     const deadline = Date.now() + 30_000;
-    while (!ended && Date.now() < deadline) {
-      if (await this.spec.runtime.isRunning(this.id)) return;
-      // Every runtime answers without a process (runc-state.ts, bwrap in memory): cheap to ask.
-      await new Promise((r) => setTimeout(r, 5));
+    // The runtime's change hint (runc: inotify on its state directory) ends a wait early, so the
+    // start is seen as runc makes it; the poll stays for runtimes without one and missed hints.
+    const pause = wakeableSleep();
+    const unwatch = this.spec.runtime.watchStart?.(this.id, pause.wake);
+    try {
+      while (!ended && Date.now() < deadline) {
+        if (await this.spec.runtime.isRunning(this.id)) return;
+        // Every runtime answers without a process (runc-state.ts, bwrap in memory): cheap to ask.
+        await pause.sleep(5);
+      }
+    } finally {
+      unwatch?.();
     }
   }
 
@@ -219,4 +227,27 @@ export class ContainerInstance {
     await this.spec.runtime.remove(this.id);
     await removeMountedDir(this.spec.dir);
   }
+}
+
+/** A sleep that `wake()` ends early; a wake while none runs ends the next one at once. */
+function wakeableSleep(): { sleep(ms: number): Promise<void>; wake(): void } {
+  let pending = false;
+  let end: (() => void) | undefined;
+  return {
+    wake: () => (end ? end() : (pending = true)),
+    sleep: (ms) => {
+      if (pending) {
+        pending = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => end?.(), ms);
+        end = () => {
+          clearTimeout(timer);
+          end = undefined;
+          resolve();
+        };
+      });
+    },
+  };
 }

@@ -167,6 +167,12 @@ export interface ContainerRuntime {
   start(spec: ContainerStart): Promise<ContainerProcess>;
   execCommand(id: string, argv: readonly string[], opts: ExecOptions): HostCommand;
   isRunning(id: string): Promise<boolean>;
+  /**
+   * Calls `onChange` when the runtime's state of container `id` may have changed (runc: its
+   * state directory, through inotify), until the returned function is called: a hint to ask
+   * `isRunning()` again now rather than at the next poll. Absent: poll only.
+   */
+  watchStart?(id: string, onChange: () => void): () => void;
   kill(id: string, signal: NodeJS.Signals): Promise<void>;
   remove(id: string): Promise<void>;
   list(): Promise<string[]>;

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { RuntimeError } from '../errors.ts';
 import { runCommand } from '../host/run-command.ts';
-import { runcStarted, runscStarted } from './runc-state.ts';
+import { runcStarted, runscStarted, watchRuncStart } from './runc-state.ts';
 import {
   checkExecProcess,
   type ContainerProcess,
@@ -51,6 +51,8 @@ export interface OciCliRuntimeOptions {
    * `<binary> state`.
    */
   started?: (stateDir: string, id: string) => Promise<boolean>;
+  /** ContainerRuntime.watchStart over the state directory (runc-state.ts); absent: none. */
+  watchStart?: (stateDir: string, id: string, onChange: () => void) => () => void;
 }
 
 /** runc and runsc share the OCI runtime CLI (create/run/exec/kill/delete/state). */
@@ -145,6 +147,10 @@ export class OciCliRuntime implements ContainerRuntime {
     }
   }
 
+  watchStart(id: string, onChange: () => void): () => void {
+    return this.#o.watchStart?.(this.#o.stateDir, id, onChange) ?? (() => undefined);
+  }
+
   async kill(id: string, signal: NodeJS.Signals): Promise<void> {
     await runCommand(this.#o.binary, this.#args('kill', id, signal.replace(/^SIG/, '')));
   }
@@ -173,6 +179,7 @@ export function runcRuntime(stateDir: string, binary = 'runc'): OciCliRuntime {
     // runc 1.1 runs createRuntime hooks from `run` after the mounts, before pivot_root and exec.
     startGate: true,
     started: runcStarted,
+    watchStart: watchRuncStart,
   });
 }
 

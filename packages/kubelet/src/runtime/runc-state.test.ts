@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runcStarted, runscStarted } from './runc-state.ts';
+import { runcStarted, runscStarted, watchRuncStart } from './runc-state.ts';
 
 describe('runcStarted', () => {
   let root: string;
@@ -37,6 +37,50 @@ describe('runcStarted', () => {
     expect(await runcStarted(root, 'c1')).toBe(false);
     await writeFile(join(root, 'c1', 'state.json'), '{');
     expect(await runcStarted(root, 'c1')).toBe(false);
+  });
+});
+
+describe('watchRuncStart', () => {
+  let base: string;
+  beforeEach(async () => {
+    base = await mkdtemp(join(tmpdir(), 'runc-watch-'));
+  });
+  afterEach(() => rm(base, { recursive: true, force: true }));
+  /** Resolves once `count()` is above `n` (an inotify event arrives a loop turn later). */
+  const until = async (count: () => number, n: number) => {
+    for (let i = 0; i < 500 && count() <= n; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(count()).toBeGreaterThan(n);
+  };
+
+  it('hears the container directory made after the watch, then its fifo removed', async () => {
+    const root = join(base, 'root'); // not there yet: runc would make it
+    let changes = 0;
+    const stop = watchRuncStart(root, 'c1', () => changes++);
+    try {
+      await mkdir(join(root, 'c1'));
+      await until(() => changes, 0);
+      await writeFile(join(root, 'c1', 'exec.fifo'), '');
+      await new Promise((r) => setTimeout(r, 50));
+      const before = changes;
+      await unlink(join(root, 'c1', 'exec.fifo'));
+      await until(() => changes, before);
+    } finally {
+      stop();
+    }
+  });
+
+  it('watches a directory already there, and stops when told', async () => {
+    await mkdir(join(base, 'c1'), { recursive: true });
+    let changes = 0;
+    const stop = watchRuncStart(base, 'c1', () => changes++);
+    await writeFile(join(base, 'c1', 'state.json'), '{}');
+    await until(() => changes, 0);
+    stop();
+    const seen = changes;
+    await writeFile(join(base, 'c1', 'exec.fifo'), '');
+    await unlink(join(base, 'c1', 'exec.fifo'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(changes).toBe(seen);
   });
 });
 
