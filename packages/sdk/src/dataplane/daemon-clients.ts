@@ -4,6 +4,7 @@
 // daemon is, while the control plane is still finishing the claim.
 import { PROCESS_SERVICE, type WATCHER_SERVICE } from '@agent-sandbox/protocol';
 import { connectivityState } from '@grpc/grpc-js';
+import { daemonChannel } from './daemon-target.ts';
 import { serviceClient, type ServiceClient } from './grpc.ts';
 import { SocketTrackingCredentials } from './socket-credentials.ts';
 
@@ -21,7 +22,9 @@ export class DaemonClients {
     const key = `${service}@${address}`;
     let client = this.#clients.get(key);
     if (!client) {
-      client = serviceClient(address, service, this.#credentialsOf(address));
+      const creds = this.#credentialsOf(address);
+      const { target, options } = daemonChannel(address, creds.connectSignal);
+      client = serviceClient(target, service, creds, options);
       this.#clients.set(key, client);
     }
     return client;
@@ -67,8 +70,8 @@ export class DaemonClients {
   }
 
   /**
-   * Closes every client, and ends the connections no daemon has answered yet: grpc-js would
-   * leave those open for good (see socket-credentials.ts).
+   * Closes every client, and ends the connections no daemon has answered yet, a SYN never
+   * answered included: grpc-js would leave those open (socket-credentials.ts, daemon-target.ts).
    */
   close(): void {
     this.#closeWhere(() => true);

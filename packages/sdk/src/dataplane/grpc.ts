@@ -9,13 +9,15 @@ import { noAnswer } from './deadline.ts';
 /** A loaded client of one service; methods are called by name. */
 export type ServiceClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
+/** `target`: host:port, or a daemon-target.ts target with its `options`. */
 export function serviceClient(
-  address: string,
+  target: string,
   service: typeof PROCESS_SERVICE | typeof WATCHER_SERVICE,
   channelCredentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
+  options: grpc.ChannelOptions = {},
 ): ServiceClient {
   const Ctor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service);
-  return new Ctor(address, channelCredentials) as unknown as ServiceClient;
+  return new Ctor(target, channelCredentials, options) as unknown as ServiceClient;
 }
 
 /** One daemon's client, with what a call's deadline and its messages need. */
