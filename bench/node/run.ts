@@ -10,11 +10,13 @@
 //   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--early-create | --ab-early-create]
 //   gVisor Pods get --host-uds=open, so their execs go through the daemon, as in `up` (ADR 0040);
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
+//   --http-clients: the agent and the controller over loopback HTTP, not in-process as in `up`.
 //   --trace adds the API requests (by sender: bench, controller, agent) and the controller's
 //   informer deliveries of each round to the step tables (trace.ts).
 //   --early-create: containers created ahead of the volumes behind a start gate (ADR 0042; off
 //   by default, as in `up`); --ab-early-create: runc only, rounds with it (`runc`) and without
 //   (`runc-late`) interleaved.
+import { inProcessFetch } from '@agent-sandbox/apiserver';
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
 import { startSandboxController } from '@agent-sandbox/controllers/testing';
@@ -58,6 +60,7 @@ const { values } = parseArgs({
     'host-uds': { type: 'boolean', default: false },
     'no-gvisor-daemon': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
+    'http-clients': { type: 'boolean', default: false },
     'early-create': { type: 'boolean', default: false },
     'ab-early-create': { type: 'boolean', default: false },
   },
@@ -88,8 +91,16 @@ const api = await startTestApiServer({ crds: readOurCrds() });
 const kubeConfig = kubeConfigFromFile(api.kubeconfigPath);
 // One client per part, as `up` gives each its own (their User-Agents name them in --trace).
 const client = new KubeClient({ config: kubeConfig, userAgent: 'bench' });
-const agentClient = new KubeClient({ config: kubeConfig, userAgent: 'agent' });
-const controllerClient = new KubeClient({ config: kubeConfig, userAgent: 'controller' });
+// The agent and the controller reach the server in-process, as `up` gives its components
+// (apiserver in-process.ts); --http-clients sends them over loopback HTTP instead. The bench's
+// own client, the user's, is always HTTP.
+const inProcess = values['http-clients'] ? {} : { fetch: inProcessFetch(api.server) };
+const agentClient = new KubeClient({ config: kubeConfig, userAgent: 'agent', ...inProcess });
+const controllerClient = new KubeClient({
+  config: kubeConfig,
+  userAgent: 'controller',
+  ...inProcess,
+});
 const trace = values.trace ? new ApiTrace() : undefined;
 trace?.wrap(api.server);
 const store = new ImageStore(join(dir, 'images'));

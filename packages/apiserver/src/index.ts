@@ -62,3 +62,4 @@ export {
   type EnsureServiceAccountKeyOptions,
 } from './tls/service-account-key.ts';
 export { renderKubeconfig, writeKubeconfig, type KubeconfigOptions } from './tls/kubeconfig.ts';
+export { inProcessFetch, type InProcessFetch, type InProcessFetchOptions } from './in-process.ts';

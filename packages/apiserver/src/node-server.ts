@@ -30,6 +30,7 @@ import type { UserInfo } from './auth/authenticate.ts';
 import { SYSTEM_MASTERS } from './authz/resolver.ts';
 import type { ApiServer } from './server.ts';
 import { recordRawPath } from './http/raw-path.ts';
+import { notDurableStatus } from './http/response.ts';
 
 const MAX_HEADER_BYTES = 1 << 20;
 /** kube-apiserver's ReadHeaderTimeout (32s, just under its request-timeout bound): slowloris. */
@@ -147,20 +148,6 @@ function statusBody(status: Status): Response {
   return new Response(JSON.stringify(status), { status: status.code, headers });
 }
 
-function notDurable(err: unknown): Response {
-  const message = err instanceof Error ? err.message : String(err);
-  return statusBody({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `storage failure, the request may not have been persisted: ${message}`,
-    reason: 'InternalError',
-    details: { causes: [{ message }] },
-    code: 500,
-  });
-}
-
 /**
  * The request's URL, or the plain-text 400 Go's net/http (which kube-apiserver runs on) answers
  * before any handler runs: for a Host header that is not a host, and for a request target that
@@ -255,7 +242,7 @@ async function serveOne(
       () => true,
       (err: unknown) => err,
     );
-    await send(res, ok === true ? response : notDurable(ok));
+    await send(res, ok === true ? response : statusBody(notDurableStatus(ok)));
   } catch (err: unknown) {
     if (!abort.signal.aborted)
       ctx.onRequestError?.(requestFailure(method, req.url ?? '/', 500, err));

@@ -12,10 +12,12 @@ import {
   enforcing,
   ensureToken,
   isStorageError,
+  inProcessFetch,
   listen,
   openStore,
   startCompactor,
   writeKubeconfig,
+  type InProcessFetch,
   type ListeningServer,
   type ListenOptions,
   type PodSecurityLevel,
@@ -83,6 +85,8 @@ export interface EmbeddedApiServer {
   kubeconfigPath: string;
   /** The same credentials in memory, for in-process clients. */
   kubeConfig: KubeConfig;
+  /** The handler without a socket, for in-process clients (`new KubeClient({ config, fetch })`). */
+  fetch: InProcessFetch;
   /** Stops serving and closes the store (so the next start can open it). Idempotent. */
   stop(): Promise<void>;
 }
@@ -172,6 +176,7 @@ export async function startEmbeddedApiServer(
         insecureSkipTlsVerify: false,
         token,
       },
+      fetch: inProcessFetch(server, options.limits ?? {}),
       stop: shutdown,
     };
   } catch (err: unknown) {

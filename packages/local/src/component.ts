@@ -1,7 +1,7 @@
 // What the embedded mode is made of: the API server first, then components that run against it
 // (the controller manager today; the node agent and the router next), each started with what
 // the API server provides and stopped in reverse order.
-import type { KubeConfig } from '@agent-sandbox/kube';
+import type { FetchLike, KubeConfig } from '@agent-sandbox/kube';
 import type { ComponentIdentity } from './identities.ts';
 import type { NodeStreamRegistry } from './node-streams.ts';
 
@@ -16,6 +16,11 @@ export interface ComponentContext {
     kubeConfig: KubeConfig;
     /** The admin's kubeconfig on disk (for tools); a component with an identity never uses it. */
     kubeconfigPath: string;
+    /**
+     * The API server's handler without a socket (apiserver in-process.ts): a component's
+     * KubeClient takes it as `fetch`, with its kubeConfig's token as the identity.
+     */
+    fetch: FetchLike;
   };
   /** Where a node agent announces its streaming server to the API server's pod stream proxy. */
   nodeStreams: NodeStreamRegistry;

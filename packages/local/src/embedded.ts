@@ -73,7 +73,10 @@ export function components(options: EmbeddedOptions): Component[] {
       signalComponent(
         'controller-manager',
         (ctx, signal) =>
-          runControllerManager({ ...cm, kubeConfig: ctx.apiServer.kubeConfig }, signal),
+          runControllerManager(
+            { ...cm, kubeConfig: ctx.apiServer.kubeConfig, fetch: ctx.apiServer.fetch },
+            signal,
+          ),
         controllerManagerIdentity(cm.extensions === true),
       ),
     );
@@ -104,6 +107,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
       url: apiServer.url,
       kubeConfig: apiServer.kubeConfig,
       kubeconfigPath: apiServer.kubeconfigPath,
+      fetch: apiServer.fetch,
     },
     nodeStreams,
   };

@@ -76,7 +76,9 @@ const mounting = (secret: string, configMap: string) => ({
   ],
 });
 
-describe('component identities', () => {
+// Every case runs over HTTPS and over the in-process transport `up` gives its components: the
+// server must decide the same for both.
+describe.each(['https', 'in-process'] as const)('component identities over %s', (transport) => {
   let server: EmbeddedApiServer;
   let admin: KubeClient;
   let node: KubeClient;
@@ -96,7 +98,10 @@ describe('component identities', () => {
     await grant(admin, identities);
     await grant(admin, identities); // idempotent: a restart finds them in place
     const as = (i: number) =>
-      new KubeClient({ config: kubeConfigWithToken(server.kubeConfig, tokens[i]?.token ?? '') });
+      new KubeClient({
+        config: kubeConfigWithToken(server.kubeConfig, tokens[i]?.token ?? ''),
+        ...(transport === 'in-process' ? { fetch: server.fetch } : {}),
+      });
     [controller, router, node] = [as(0), as(1), as(2)];
     await admin.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     for (const name of ['mine', 'theirs']) {

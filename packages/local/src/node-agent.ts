@@ -85,7 +85,10 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
     name: 'kubelet',
     identity: nodeIdentity(o.nodeName),
     async start(ctx) {
-      const client = new KubeClient({ config: ctx.apiServer.kubeConfig });
+      const client = new KubeClient({
+        config: ctx.apiServer.kubeConfig,
+        fetch: ctx.apiServer.fetch,
+      });
       const dir = o.dataDir;
       const undo: (() => Promise<void>)[] = [];
       const stopAll = async (): Promise<void> => {

@@ -34,7 +34,10 @@ export function routerComponent(o: EmbeddedRouterOptions = {}): Component {
     name: 'router',
     identity: routerIdentity(),
     async start(ctx) {
-      const client = new KubeClient({ config: ctx.apiServer.kubeConfig });
+      const client = new KubeClient({
+        config: ctx.apiServer.kubeConfig,
+        fetch: ctx.apiServer.fetch,
+      });
       let router: RunningRouter | undefined;
       try {
         router = await startRouter({

@@ -47,3 +47,18 @@ export function notFoundPage(): Response {
 export function successStatus(details: Status['details']): Record<string, unknown> {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
+
+/** A write's (or a read's) acknowledgement could not wait for the fsync: it may be lost. */
+export function notDurableStatus(err: unknown): Status {
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `storage failure, the request may not have been persisted: ${message}`,
+    reason: 'InternalError',
+    details: { causes: [{ message }] },
+    code: 500,
+  };
+}

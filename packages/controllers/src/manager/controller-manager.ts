@@ -3,7 +3,7 @@
 // webhook, run until a signal aborts. Both entry points use it with typed options: the
 // `agent-sandbox controller` command (flags parsed by the CLI) and the embedded mode
 // (packages/local). Nothing here reads flags, the environment or the console.
-import { KubeClient, type KubeConfig } from '@agent-sandbox/kube';
+import { KubeClient, type FetchLike, type KubeConfig } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { Manager, RuntimeMetrics } from '@agent-sandbox/runtime';
 import type { Tracer } from '@opentelemetry/api';
@@ -33,6 +33,8 @@ export interface ManagerCompanion {
 export interface ControllerManagerOptions {
   /** Where the API server is and how to authenticate (the caller loads it). */
   kubeConfig: KubeConfig;
+  /** The client's transport; @default HTTP(S) to kubeConfig.server (the embedded mode: in-process). */
+  fetch?: FetchLike;
   logger: Logger;
   /**
    * Reconcilers to run, in order; each must have a factory in CONTROLLERS. Empty: none, which is
@@ -98,6 +100,7 @@ export async function runControllerManager(
   const metrics = new RuntimeMetrics(registry);
   const client = new KubeClient({
     config: options.kubeConfig,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.kubeApiQps !== undefined ? { qps: options.kubeApiQps } : {}),
     ...(options.kubeApiBurst !== undefined ? { burst: options.kubeApiBurst } : {}),
     metrics: metrics.clientMetrics(),
