@@ -8,7 +8,7 @@
 //
 //   npx tsx bench/node/runc-path.ts [--rounds 20] [--only run|exec|detect]   (root; ~1 min)
 // Then the start's detection, A/B (runc-detect.ts).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ import { percentiles } from '../claims/stats.ts';
 import { timeToOutput } from './floors.ts';
 import { detectRows } from './runc-detect.ts';
 import { startRuncWorld, type RuncWorld } from './runc-world.ts';
-import { floorConfig, VARIANTS, type Config, type Variant } from './runc-variants.ts';
+import { VARIANTS, type Config, type Variant } from './runc-variants.ts';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '20' }, only: { type: 'string' } },
@@ -60,17 +60,26 @@ async function runOnce(v: Variant, bundle: string): Promise<number> {
 }
 
 async function runRows(world: RuncWorld): Promise<Samples> {
+  const echo = ['echo', 'hi'];
   const bundles = VARIANTS.map((v, i) =>
-    writeBundle(v.name, v.config(world.config(['echo', 'hi'], world.cgroupPath(`v${i}`)))),
+    writeBundle(v.name, v.config(world.config(echo, world.cgroupPath(`v${i}`)))),
   );
+  let pods = 0;
+  /** The bundle of row `i` for this run: a new Pod cgroup for the `cgroup` rows. */
+  const bundleFor = (i: number): string => {
+    const v = VARIANTS[i] as Variant;
+    if (!v.cgroup) return bundles[i] as string;
+    const path = world.freshPodCgroup(pods++);
+    if (v.cgroup === 'made ahead') world.makeCgroup(path);
+    return writeBundle(v.name, v.config(world.config(echo, path)));
+  };
   const out: Samples = new Map(VARIANTS.map((v) => [v.name, []]));
-  for (let i = 0; i < VARIANTS.length; i++)
-    await runOnce(VARIANTS[i] as Variant, bundles[i] as string); // warm
+  for (let i = 0; i < VARIANTS.length; i++) await runOnce(VARIANTS[i] as Variant, bundleFor(i)); // warm
   for (let r = 0; r < rounds; r++)
     for (let k = 0; k < VARIANTS.length; k++) {
       const i = (k + r) % VARIANTS.length;
       const v = VARIANTS[i] as Variant;
-      push(out, v.name, await runOnce(v, bundles[i] as string));
+      push(out, v.name, await runOnce(v, bundleFor(i)));
     }
   return out;
 }
@@ -98,35 +107,55 @@ async function removeRunning(id: string): Promise<void> {
   execFileSync('runc', runc('delete', id));
 }
 
+/** ms from spawn to `hi` of `runc exec` into `id`, with the daemon's exec spawned `leadMs` before. */
+async function execBesideDaemon(world: RuncWorld, id: string, leadMs: number): Promise<number> {
+  const daemon = spawn('runc', runc('exec', id, ...world.daemonArgv), { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, leadMs));
+  const ms = await timeToOutput('runc', runc('exec', id, 'echo', 'hi'));
+  await new Promise((r) => setTimeout(r, 300)); // the daemon's boot ends
+  execFileSync('runc', runc('exec', id, 'kill', '-9', '-1')); // all but init (and the daemon's runc exec with it)
+  await new Promise((r) => daemon.once('close', r));
+  return ms;
+}
+
+/** Every variant's bundle running `sleep 3600`, to exec into: name → container id. */
+async function runningVariants(world: RuncWorld): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (const [i, v] of VARIANTS.entries()) {
+    if (v.runOnly) continue;
+    const config = v.config(world.config(['sleep', '3600'], world.cgroupPath(`exec-v${i}`)));
+    ids.set(v.name, await running(`exec ${v.name}`, config));
+  }
+  return ids;
+}
+
 async function execRows(world: RuncWorld): Promise<Samples> {
-  const sleep = ['sleep', '3600'];
-  const ours = world.config(sleep, world.cgroupPath('exec-ours'));
-  const noSeccomp = world.config(sleep, world.cgroupPath('exec-no-seccomp'));
-  delete (noSeccomp['linux'] as Config)['seccomp'];
-  const ids = {
-    ours: await running('exec ours', ours),
-    floor: await running('exec floor', floorConfig({ ...ours, process: { args: sleep } })),
-    noSeccomp: await running('exec no seccomp', noSeccomp),
-  };
+  const ids = await runningVariants(world);
+  const ours = ids.get('ours') ?? '';
   const proc = join(dir, 'process.json');
-  writeFileSync(proc, JSON.stringify({ ...(ours['process'] as Config), args: ['echo', 'hi'] }));
-  const rows: [string, string[], string?][] = [
-    ['runc --version', ['--version'], 'version'],
-    ['runc exec (ours)', runc('exec', ids.ours, 'echo', 'hi')],
-    ['runc exec --process (ours)', runc('exec', '--process', proc, ids.ours)],
-    ['runc exec (ours − seccomp)', runc('exec', ids.noSeccomp, 'echo', 'hi')],
-    ['runc exec (floor bundle)', runc('exec', ids.floor, 'echo', 'hi')],
+  const config = world.config(['echo', 'hi'], world.cgroupPath('unused'));
+  writeFileSync(proc, JSON.stringify(config['process']));
+  const plain = (args: string[], output?: string) => () => timeToOutput('runc', args, output);
+  const rows: [string, () => Promise<number>][] = [
+    ['runc --version', plain(['--version'], 'version')],
+    ...[...ids].map(([name, id]): [string, () => Promise<number>] => [
+      `runc exec (${name})`,
+      plain(runc('exec', id, 'echo', 'hi')),
+    ]),
+    ['runc exec --process (ours)', plain(runc('exec', '--process', proc, ours))],
+    ['runc exec (ours), the daemon exec 0 ms before', () => execBesideDaemon(world, ours, 0)],
+    ['runc exec (ours), the daemon exec 40 ms before', () => execBesideDaemon(world, ours, 40)],
   ];
   const out: Samples = new Map();
   try {
-    for (const [, args, o] of rows) await timeToOutput('runc', args, o); // warm
+    for (const [, f] of rows) await f(); // warm
     for (let r = 0; r < rounds; r++)
       for (let k = 0; k < rows.length; k++) {
-        const [name, args, o] = rows[(k + r) % rows.length] as [string, string[], string?];
-        push(out, name, await timeToOutput('runc', args, o));
+        const [name, f] = rows[(k + r) % rows.length] as [string, () => Promise<number>];
+        push(out, name, await f());
       }
   } finally {
-    for (const id of Object.values(ids)) await removeRunning(id);
+    for (const id of ids.values()) await removeRunning(id);
   }
   return out;
 }

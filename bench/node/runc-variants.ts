@@ -12,6 +12,14 @@ export interface Variant {
   config(ours: Config): Config;
   /** `runc run --keep` as the agent runs it. @default true */
   keep?: boolean;
+  /** The same container as another row once it runs: not exec'd into. */
+  runOnly?: boolean;
+  /**
+   * `fresh pod`: each run in a new Pod's cgroup (runc makes two levels in every hierarchy, as
+   * for each Pod the agent starts); `made ahead`: the same, made before `runc run` is spawned.
+   * Absent: one cgroupsPath per row, whose Pod level stays between runs.
+   */
+  cgroup?: 'fresh pod' | 'made ahead';
 }
 
 type Linux = Record<string, unknown> & { namespaces?: { type: string; path?: string }[] };
@@ -53,7 +61,9 @@ export function floorConfig(ours: Config): Config {
 export const VARIANTS: readonly Variant[] = [
   { name: 'floor bundle', config: floorConfig, keep: false },
   { name: 'ours', config: clone },
-  { name: 'ours, no --keep', config: clone, keep: false },
+  { name: 'ours, no --keep', config: clone, keep: false, runOnly: true },
+  { name: 'ours, a new Pod cgroup', config: clone, runOnly: true, cgroup: 'fresh pod' },
+  { name: 'ours, a new Pod cgroup made ahead', config: clone, runOnly: true, cgroup: 'made ahead' },
   { name: 'ours − seccomp', config: edited((_, l) => delete l['seccomp']) },
   { name: 'ours − resources', config: edited((_, l) => delete l['resources']) },
   { name: 'ours − cgroupsPath', config: edited((_, l) => delete l['cgroupsPath']) },

@@ -6,7 +6,7 @@ import { prepareSandboxd } from '@agent-sandbox/local';
 import { ImageStore, loadOciLayout } from '@agent-sandbox/kubelet';
 import { buildTestImage } from '@agent-sandbox/kubelet/testing';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   prepareRootfs,
@@ -21,11 +21,20 @@ export interface RuncWorld {
   config(args: readonly string[], cgroupsPath: string): Config;
   /** A cgroupsPath under this run's parent, as the agent names them. */
   cgroupPath(name: string): string;
+  /** A new Pod's cgroupsPath (`pod-<n>/main-0`), as each Pod the agent starts has. */
+  freshPodCgroup(n: number): string;
+  /** Makes cgroupsPath `path` in every hierarchy, as runc would. */
+  makeCgroup(path: string): void;
+  /** The in-sandbox daemon's argv inside the container, as the agent execs it at Running. */
+  daemonArgv: readonly string[];
   close(): Promise<void>;
 }
 
 const IMAGE = 'localhost/bench/busybox:v1';
-const CGROUP_V1 = ['cpu', 'cpuacct', 'cpuset', 'memory', 'devices', 'freezer', 'blkio', 'pids'];
+/** This host's (v1 hybrid) hierarchies, which runc joins. */
+const HIERARCHIES = readdirSync('/sys/fs/cgroup').filter(
+  (c) => !c.includes(',') && existsSync(join('/sys/fs/cgroup', c, 'cgroup.procs')),
+);
 
 /** The kube-api-access volume's files and the pod files the agent writes (pod-volumes.ts). */
 function podFiles(podDir: string): { volume: string; hosts: string; hostname: string } {
@@ -57,12 +66,21 @@ export async function startRuncWorld(dir: string): Promise<RuncWorld> {
   const terminationLog = join(podDir, 'termination-log');
   writeFileSync(terminationLog, '');
   const parent = `asb-rp-${process.pid}`;
-  const pod = { metadata: { name: 'runc-path', namespace: 'default', uid: 'bench' }, spec: {} };
+  const container = { name: 'main', image: IMAGE };
+  const pod = {
+    metadata: { name: 'runc-path', namespace: 'default', uid: 'bench' },
+    spec: { containers: [container] },
+  };
   return {
+    daemonArgv: injection.daemon.argv(pod, container) ?? [],
     cgroupPath: (name) => `/${parent}/podbench/${name}`,
+    freshPodCgroup: (n) => `/${parent}/pod-${n}/main-0`,
+    makeCgroup: (path) => {
+      for (const c of HIERARCHIES) mkdirSync(join('/sys/fs/cgroup', c, path), { recursive: true });
+    },
     config: (args, cgroupsPath) =>
       buildOciSpec({
-        pod: { ...pod, spec: { containers: [{ name: 'main', image: IMAGE }] } },
+        pod,
         container: { name: 'main', image: IMAGE, command: [...args] },
         image: image.config,
         rootfs: root.path,
@@ -89,13 +107,16 @@ export async function startRuncWorld(dir: string): Promise<RuncWorld> {
     close: async () => {
       execFileSync('ip', ['netns', 'delete', netns]);
       await removeMountedDir(join(dir, 'fs'));
-      for (const c of [...CGROUP_V1, 'systemd', 'unified'])
-        for (const p of [`${parent}/podbench`, parent])
+      for (const c of HIERARCHIES) {
+        const top = join('/sys/fs/cgroup', c, parent);
+        const pods = existsSync(top) ? readdirSync(top).filter((d) => d.startsWith('pod')) : [];
+        for (const p of [...pods.flatMap((d) => [`${d}/main-0`, d]), ''])
           try {
-            rmdirSync(join('/sys/fs/cgroup', c, p));
+            rmdirSync(join(top, p));
           } catch {
             // runc removed it, or this hierarchy never had it
           }
+      }
     },
   };
 }
