@@ -22,7 +22,9 @@ type PodObject = Pod & KubeObject;
 /** Collects the agent's phase events by Pod uid. */
 export class PhaseLog {
   readonly #byUid = new Map<string, PodPhase[]>();
+  readonly #uidOf = new Map<string, string>();
   readonly sink = (p: PodPhase): void => {
+    this.#uidOf.set(p.pod, p.uid);
     const list = this.#byUid.get(p.uid) ?? [];
     list.push(p);
     this.#byUid.set(p.uid, list);
@@ -32,6 +34,15 @@ export class PhaseLog {
     const end = performance.now() + ms;
     while (performance.now() < end && !this.#byUid.get(uid)?.some((p) => p.phase === phase))
       await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /**
+   * A step known by the Pod's `namespace/name` only (the in-sandbox daemon's log lines), kept
+   * under the uid the agent last reported for that Pod; dropped before the agent reported any.
+   */
+  notePod(pod: string, phase: string, startMs: number, endMs: number): void {
+    const uid = this.#uidOf.get(pod);
+    if (uid !== undefined) this.sink({ pod, uid, phase, startMs, endMs });
   }
 
   take(uid: string): PodPhase[] {
@@ -51,6 +62,8 @@ export interface ColdStartInput {
   exec(name: string): Promise<unknown>;
   /** With `--trace`: the API requests and informer deliveries of the round become steps too. */
   trace?: ApiTrace | undefined;
+  /** Whether the Pod gets the in-sandbox daemon (its registration is then waited for). @default true */
+  daemon?: boolean;
 }
 
 /** Watches Pod `name` until it runs; records when it was first seen, bound and Running. */
@@ -107,7 +120,12 @@ export async function coldStart(i: ColdStartInput): Promise<ColdRound> {
     await i.exec(name);
     marks['first exec output'] = performance.now() - t0;
     // The daemon registers on its own time, maybe after the first exec: its step is kept too.
-    await i.phases.until(uid, 'daemon-registered', 3000);
+    if (i.daemon ?? true) {
+      await i.phases.until(uid, 'daemon-registered', 3000);
+      // Its `serving` and `node-exec registered` lines (daemon-timeline.ts).
+      await i.phases.until(uid, 'daemon listening', 3000);
+      await i.phases.until(uid, 'daemon dialled', 3000);
+    }
     const phases = i.phases.take(uid).map((p) => ({
       phase: p.phase,
       startMs: p.startMs - t0,

@@ -7,7 +7,7 @@
 // runtime's exec, are compared with a plain local spawn. Prints tables, the ratios and the agent's
 // step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
-//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--early-create | --ab-early-create]
+//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--early-create | --ab-early-create | --ab-daemon]
 //   gVisor Pods get --host-uds=open, so their execs go through the daemon, as in `up` (ADR 0040);
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
 //   --http-clients: the agent and the controller over loopback HTTP, not in-process as in `up`.
@@ -16,6 +16,8 @@
 //   --early-create: containers created ahead of the volumes behind a start gate (ADR 0042; off
 //   by default, as in `up`); --ab-early-create: runc only, rounds with it (`runc`) and without
 //   (`runc-late`) interleaved.
+//   --ab-daemon: runc only, rounds with the in-sandbox daemon (`runc`) and without it
+//   (`runc-nodaemon`: no daemon started, so nothing of its start beside the first exec), A B B A.
 import { inProcessFetch } from '@agent-sandbox/apiserver';
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
@@ -35,6 +37,7 @@ import {
   runcRuntime,
   runscRuntime,
   type ExecPath,
+  type PodDaemon,
 } from '@agent-sandbox/kubelet';
 import { prepareSandboxd } from '@agent-sandbox/local';
 import { upNetwork } from '@agent-sandbox/local/testing';
@@ -47,6 +50,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { percentiles, type Percentiles } from '../claims/stats.ts';
 import { coldStart, PhaseLog, type ColdRound } from './cold-start.ts';
+import { noteDaemonLine } from './daemon-timeline.ts';
 import { pathCounts, throughBackend, untilDaemonPath, type ExecSample } from './exec.ts';
 import { floors, spawnHold, timeToOutput } from './floors.ts';
 import { markPercentiles, phaseRows, phaseTable, type PhaseRow } from './report.ts';
@@ -63,6 +67,7 @@ const { values } = parseArgs({
     'http-clients': { type: 'boolean', default: false },
     'early-create': { type: 'boolean', default: false },
     'ab-early-create': { type: 'boolean', default: false },
+    'ab-daemon': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -72,10 +77,14 @@ if (!(rounds > 0) || !(execs > 0)) throw new Error('--rounds and --execs take po
 const log = (m: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const IMAGE = 'localhost/bench/busybox:v1';
 const abEarly = values['ab-early-create'];
-const RUNTIMES: readonly { name: string; runtimeClassName: string | undefined }[] = abEarly
+const abDaemon = values['ab-daemon'];
+if (abEarly && abDaemon) throw new Error('--ab-early-create and --ab-daemon: one A/B at a time');
+/** The B arm of an A/B run (A is `runc`), interleaved round by round. */
+const abArm = abEarly ? 'runc-late' : abDaemon ? 'runc-nodaemon' : undefined;
+const RUNTIMES: readonly { name: string; runtimeClassName: string | undefined }[] = abArm
   ? [
       { name: 'runc', runtimeClassName: undefined },
-      { name: 'runc-late', runtimeClassName: undefined },
+      { name: abArm, runtimeClassName: undefined },
     ]
   : [
       { name: 'runc', runtimeClassName: undefined },
@@ -122,8 +131,15 @@ const network = new BridgePodNetwork({
   poolMaxSize: 4,
 });
 const phases = new PhaseLog();
-// The daemon in every Pod's first app container, as `up` injects it (sandboxd-injection.ts).
+// The daemon in every Pod's first app container, as `up` injects it (sandboxd-injection.ts);
+// with --ab-daemon none in the `runc-nodaemon-*` Pods.
 const injection = await prepareSandboxd(join(dir, 'node'));
+const noDaemon = (pod: { metadata?: { name?: string } }): boolean =>
+  abDaemon && (pod.metadata?.name ?? '').startsWith('runc-nodaemon-');
+const podDaemon: PodDaemon = {
+  argv: (pod, c, o) => (noDaemon(pod) ? undefined : injection.daemon.argv(pod, c, o)),
+  readyPorts: (pod, c) => injection.daemon.readyPorts?.(pod, c) ?? [],
+};
 const agent = new NodeAgent({
   client: agentClient,
   facts: hostNodeFacts('bench-node'),
@@ -140,12 +156,17 @@ const agent = new NodeAgent({
   earlyCreate,
   // Warnings and errors to stderr: a round that never runs says why.
   log: {
-    info: () => undefined,
+    // The daemon's stderr lines: its own start's timeline becomes steps (daemon-timeline.ts).
+    info: (o, m) => {
+      const f = o as { container?: unknown; daemon?: unknown };
+      if (m === 'in-sandbox daemon' && typeof f.container === 'string')
+        noteDaemonLine(phases, f.container, f.daemon);
+    },
     warn: (o, m) => log(`agent: ${m} ${JSON.stringify(o)}`),
     error: (o, m) => log(`agent error: ${m} ${JSON.stringify(o)}`),
   },
   extraReadOnlyMounts: injection.mounts,
-  podDaemon: injection.daemon,
+  podDaemon,
 });
 await agent.start();
 let lastPath: ExecPath | undefined;
@@ -347,10 +368,10 @@ try {
   }
   await holdRow('before the rounds');
   for (const kind of ['Pod', 'Sandbox'] as const) {
-    // Runtime after runtime; with --ab-early-create, round after round (A/B interleaved).
+    // Runtime after runtime; with an A/B flag, round after round (A/B interleaved).
     const cold = new Map(RUNTIMES.map((rt) => [rt.name, [] as ColdRound[]]));
     const firstExecs = new Map(RUNTIMES.map((rt) => [rt.name, [] as ExecSample[]]));
-    const order = abEarly
+    const order = abArm
       ? // A B B A …: neither arm always follows the other's removal.
         Array.from({ length: rounds }, (_, i) =>
           (i % 2 ? [...RUNTIMES].reverse() : RUNTIMES).map((rt) => ({ rt, i })),
@@ -361,8 +382,11 @@ try {
       const spec = podSpec(rt.runtimeClassName);
       // (the first exec's process may still be exiting when the round's clock stops, as before)
       const exec = async (n: string) => firstExecs.get(rt.name)?.push(await backendExec(n));
-      cold.get(rt.name)?.push(await coldStart({ client, phases, kind, name, spec, exec, trace }));
-      if (kind === 'Sandbox' && i === rounds - 1) await execRows(rt.name, name);
+      const daemon = rt.name !== 'runc-nodaemon';
+      cold
+        .get(rt.name)
+        ?.push(await coldStart({ client, phases, kind, name, spec, exec, trace, daemon }));
+      if (kind === 'Sandbox' && i === rounds - 1 && daemon) await execRows(rt.name, name);
       await remove(kind, name);
     }
     for (const rt of RUNTIMES) {
@@ -430,6 +454,7 @@ writeFileSync(
       execs,
       hostUds: !gvisorRuntimeOnly,
       earlyCreate: abEarly ? 'ab' : values['early-create'],
+      abDaemon,
       machine,
       result,
       rssMb,

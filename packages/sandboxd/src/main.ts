@@ -1,5 +1,6 @@
 // Entry point of the daemon (the only place that reads argv and env): starts every listener,
 // logs one JSON line per event to stderr, and shuts down in upstream's order on SIGTERM/SIGINT.
+import { performance } from 'node:perf_hooks';
 import { startSandboxd } from './daemon.ts';
 import { SandboxdError } from './errors.ts';
 import { parseFlags } from './flags.ts';
@@ -10,6 +11,9 @@ const log = (msg: string, fields: Record<string, unknown> = {}) =>
   );
 
 async function main(): Promise<void> {
+  // ms since the process began (performance's origin): node's own boot plus this bundle's load.
+  // With servingMs, a slow start says which half was slow (the node logs this line).
+  const loadedMs = Math.round(performance.now());
   const options = parseFlags(process.argv.slice(2));
   const env = { ...process.env };
   // The loader trick (README "Running in any image") sets these for the daemon only.
@@ -21,6 +25,8 @@ async function main(): Promise<void> {
     grpc: daemon.grpcAddress,
     legacy: daemon.legacyUrl,
     ...(daemon.skipped.length > 0 ? { skipped: daemon.skipped } : {}),
+    loadedMs,
+    servingMs: Math.round(performance.now()),
   });
   let stopping = false;
   const stop = (signal: string) => {

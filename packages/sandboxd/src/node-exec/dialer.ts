@@ -3,6 +3,7 @@
 // one idle connection there, so an exec never waits for a dial. A connection becomes an exec on
 // its first byte, and another idle one is dialled at once.
 import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { LogFn } from '../errors.ts';
 import type { ProcessLimiter } from '../process-limiter.ts';
 import { serveNodeExec } from './session.ts';
@@ -22,11 +23,14 @@ export interface NodeExecDialer {
   close(): void;
 }
 
+const since = (): number => Math.round(performance.now());
+
 export function dialNodeExec(o: NodeExecDialerOptions): NodeExecDialer {
   let closed = false;
   let idle: Socket | undefined;
   let timer: NodeJS.Timeout | undefined;
   let failures = 0;
+  let registered = false;
   const redial = () => {
     if (closed || timer) return;
     const delay = failures === 0 ? 0 : Math.min((o.retryMs ?? 100) * 2 ** (failures - 1), 5000);
@@ -40,7 +44,12 @@ export function dialNodeExec(o: NodeExecDialerOptions): NodeExecDialer {
     const socket = connect(o.path);
     idle = socket;
     let used = false;
-    socket.once('connect', () => (failures = 0));
+    socket.once('connect', () => {
+      failures = 0;
+      // The first connection is when the node can hand execs over (its `daemon-registered`).
+      if (!registered) o.log?.('node-exec registered', { sinceStartMs: since() });
+      registered = true;
+    });
     socket.once('data', (first: Buffer) => {
       used = true;
       idle = undefined;
