@@ -421,10 +421,13 @@ export class PodWorker {
     await instance.start();
     const startedAt = formatTime(Date.now());
     const watch = init ? undefined : this.#watchers(c, slot, instance);
-    await this.#running(slot, instance, startedAt, watch);
+    // The Running write is asked first; the daemon's exec then starts beside it, not after it:
+    // the daemon's start (runtime exec, node boot, listeners) is what holds Ready (daemon-gate.ts).
+    const running = this.#running(slot, instance, startedAt, watch);
+    watch?.daemon?.start();
+    await running;
     this.#startSettled();
     watch?.prober.start();
-    watch?.daemon?.start();
     if (watch?.daemon && n === 0)
       void this.#ctx.nodeExec
         .get(this.uid)
