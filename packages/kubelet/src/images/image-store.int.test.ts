@@ -48,6 +48,21 @@ describe('ImageStore', () => {
     await expect(store.remove('localhost/test/busybox')).rejects.toThrow('is not on this node');
   });
 
+  it('sees what another store on the same root (another process: `image load`, `image rm`) wrote', async () => {
+    const root = join(dir, 'store-shared');
+    const agent = new ImageStore(root);
+    const cli = new ImageStore(root);
+    expect(await agent.list()).toEqual([]);
+    await loadOciLayout(cli, image.layoutDir, 'localhost/test/a:v1');
+    expect((await agent.list()).map((i) => i.name)).toEqual(['localhost/test/a:v1']);
+    await loadOciLayout(cli, image.layoutDir, 'localhost/test/b:v1');
+    expect((await agent.get('localhost/test/b:v1'))?.name).toBe('localhost/test/b:v1');
+    await cli.remove('localhost/test/a:v1');
+    expect((await agent.list()).map((i) => i.name)).toEqual(['localhost/test/b:v1']);
+    await rm(join(root, 'images.json'));
+    expect(await agent.list()).toEqual([]);
+  });
+
   it('loads a docker-archive tarball by its RepoTags', async () => {
     const store = new ImageStore(join(dir, 'store-archive'));
     const rec = await loadDockerArchive(store, image.dockerArchive);
