@@ -1,6 +1,6 @@
 // startSandboxd's listeners: a taken port fails the start (naming it), unless skipBusyPorts
 // leaves that one listener off and the others serve (how the node agent injects the daemon next
-// to a workload that already uses 8080).
+// to a workload that already uses 8080). The node's exec socket is dialled before any listener.
 import { createServer, type Server } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,4 +47,30 @@ describe('busy ports', () => {
         await d.close();
       }
     });
+});
+
+describe('the node exec channel', () => {
+  it('is dialled before any listener binds: a start that fails on a taken port has dialled', async () => {
+    const path = join(dir, 'exec.sock');
+    const node = createServer();
+    await new Promise<void>((r) => node.listen(path, () => r()));
+    // libuv's connect(2) on a unix socket is made at once, so the node accepts it even after the
+    // failed start has closed its end.
+    const dialled = new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), 5000);
+      node.once('connection', (s) => {
+        clearTimeout(t);
+        s.destroy();
+        resolve(true);
+      });
+    });
+    try {
+      await expect(
+        startSandboxd({ ...base(), grpcPort: 0, restPort: port, nodeExecSocket: path }),
+      ).rejects.toThrow(/EADDRINUSE|in use/i);
+      expect(await dialled).toBe(true);
+    } finally {
+      await new Promise<void>((r) => node.close(() => r()));
+    }
+  });
 });

@@ -71,6 +71,17 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
     closers.push(async () => stop());
   }
   try {
+    // The node's exec channel first: it needs none of the listeners, and each exec the node hands
+    // over from then on is a fork here instead of a runtime exec (ADR 0037).
+    if (o.nodeExecSocket !== '') {
+      const dialer = dialNodeExec({
+        path: o.nodeExecSocket,
+        limiter,
+        tty: { ptyCommand: o.ptyCommand, sttyCommand: o.sttyCommand },
+        log: o.log,
+      });
+      closers.push(async () => dialer.close());
+    }
     if (o.restPort >= 0) {
       const rest = await bind('rest', o.restPort, () =>
         serveHttp(
@@ -138,15 +149,6 @@ export async function startSandboxd(options: SandboxdOptions = {}): Promise<Sand
         handle.grpcAddress = grpc.address;
         handle.warmedUp = grpc.warmedUp;
       }
-    }
-    if (o.nodeExecSocket !== '') {
-      const dialer = dialNodeExec({
-        path: o.nodeExecSocket,
-        limiter,
-        tty: { ptyCommand: o.ptyCommand, sttyCommand: o.sttyCommand },
-        log: o.log,
-      });
-      closers.push(async () => dialer.close());
     }
   } catch (err: unknown) {
     await handle.close();
