@@ -68,6 +68,8 @@ export {
   type NodeAgentOptions,
 } from './node/node-agent.ts';
 export { hostNodeFacts, primaryIPv4 } from './node/host-facts.ts';
+export { overlayMounts, type OverlayMount } from './node/container-rootfs.ts';
+export { removePooledRoots, rootPoolDir, type RootPoolSettings } from './node/root-pool.ts';
 export type { NodeFacts } from './node/node-object.ts';
 export type { NodeLogger } from './node/node-context.ts';
 export type { PodPhase, PodPhaseSink } from './node/pod-phases.ts';

@@ -6,11 +6,13 @@ import {
   isKubeletError,
   loadDockerArchive,
   loadOciLayout,
+  overlayMounts,
   parseReference,
-  type ImageRecord,
+  removePooledRoots,
+  rootPoolDir,
 } from '@agent-sandbox/kubelet';
 import { nodeImageStore } from '@agent-sandbox/local';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError, FlagError } from '../errors.ts';
 import type { CommandIO } from '../io.ts';
@@ -18,8 +20,13 @@ import { exitCodeFor } from '../report-error.ts';
 import type { ImageFlags } from '../verbs/image.ts';
 import { upDataDir } from './up.ts';
 
+/** The node agent's data dir under `up`'s. */
+function nodeDir(flags: ImageFlags): string {
+  return join(upDataDir(flags.dataDir), 'node');
+}
+
 function store(flags: ImageFlags): ImageStore {
-  return nodeImageStore(join(upDataDir(flags.dataDir), 'node'));
+  return nodeImageStore(nodeDir(flags));
 }
 
 /** Image errors a user can act on as CliErrors (exit 1); anything else is a bug. */
@@ -96,26 +103,29 @@ export function runImageRemove(names: string[], flags: ImageFlags, io: CommandIO
       const aliased = (await images.list()).some(
         (i) => i.name !== found.name && i.configDigest === found.configDigest,
       );
-      const users = aliased ? 0 : containersUsing(images, found);
+      const lower = join(images.root, 'rootfs', found.configDigest.slice(7));
+      const users = aliased ? 0 : await containersUsing(nodeDir(flags), lower);
       if (users > 0)
         throw new CliError(
           'Failed',
           `image ${found.name} is in use by ${users} running container${users === 1 ? '' : 's'}; delete the Pods or Sandboxes that use it first`,
         );
+      // The agent's roots mounted ahead for it (ADR 0044) go with it: no container has them.
+      if (!aliased) await removePooledRoots(nodeDir(flags), lower);
       await images.remove(found.name);
       io.stdout(`removed ${found.name}\n`);
     }
   });
 }
 
-/** Containers whose root is an overlay on this image's unpacked rootfs (from mountinfo). */
-function containersUsing(images: ImageStore, image: ImageRecord): number {
-  const lower = `lowerdir=${join(images.root, 'rootfs', image.configDigest.slice(7))}`;
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .filter(
-      (l) => l.includes(' - overlay ') && (l.includes(`${lower},`) || l.includes(`${lower}:`)),
-    ).length;
+/**
+ * Containers whose root is an overlay on image root `lower` (from mountinfo); the agent's roots
+ * mounted ahead (in its pool's directory) are no container's.
+ */
+async function containersUsing(dataDir: string, lower: string): Promise<number> {
+  const pool = `${rootPoolDir(dataDir)}/`;
+  return (await overlayMounts()).filter((m) => m.lower === lower && !m.mountPoint.startsWith(pool))
+    .length;
 }
 
 function formatSize(bytes: number): string {

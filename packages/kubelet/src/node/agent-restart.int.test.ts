@@ -1,7 +1,8 @@
 // An agent that dies with Pods running (SIGKILL: no cleanup) and its successor on the same node
 // state: the successor removes everything the dead agent left (containers, processes, mounts,
-// netns, cgroups) and runs each Pod again — Running, restartCount + 1, a new container — and
-// nothing is left after it stops (ADR 0037: clean restart, not re-adoption).
+// netns, cgroups, the roots its pool mounted ahead) and runs each Pod again — Running,
+// restartCount + 1, a new container — and nothing is left after it stops (ADR 0038: clean
+// restart, not re-adoption; ADR 0044: no pooled root is in use after it).
 // eslint-disable-next-line no-restricted-imports -- tests run on the embedded apiserver (our envtest)
 import { startTestApiServer, type TestApiServer } from '@agent-sandbox/apiserver/testing';
 import { KubeClient, PODS, kubeConfigFromFile } from '@agent-sandbox/kube';
@@ -15,6 +16,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ImageStore } from '../images/image-store.ts';
 import { loadOciLayout } from '../images/oci-layout.ts';
 import { findLeaks } from '../testing/leak-check.ts';
+import { mountsUnder } from './container-rootfs.ts';
+import { rootPoolDir } from './root-pool.ts';
 import { restartableAgent, type AgentChildOptions } from '../testing/restartable-agent.ts';
 import { buildTestImage } from '../testing/test-image.ts';
 import type { NodeAgent } from './node-agent.ts';
@@ -113,6 +116,13 @@ it('a successor agent removes what a killed agent left and runs its Pods again',
       }),
     );
   const before = await Promise.all(names.map((n) => running(n, 0)));
+  // The dead agent's pool holds roots mounted ahead for the image its Pods started from.
+  const pool = rootPoolDir(join(dir, 'node'));
+  const end = Date.now() + 30_000;
+  while ((await mountsUnder(pool)).length < 2 && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 50));
+  const ahead = await mountsUnder(pool);
+  expect(ahead).toHaveLength(2);
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
   // The dead agent's containers run on without it: the case a restart must handle.
@@ -120,6 +130,7 @@ it('a successor agent removes what a killed agent left and runs its Pods again',
   expect(orphans).toHaveLength(2);
   successor = restartableAgent(options);
   await successor.start();
+  expect((await mountsUnder(pool)).filter((m) => ahead.includes(m))).toEqual([]);
   const after = await Promise.all(names.map((n) => running(n, 1)));
   for (const [i, p] of after.entries()) {
     const old = before[i]?.status?.containerStatuses?.[0]?.containerID;

@@ -21,7 +21,7 @@ export interface InstanceSpec {
   stdin: boolean;
   /** ContainerStart.hostSockets: the daemon in it dials the agent's exec socket. */
   hostSockets?: boolean;
-  /** A root already mounted at `dir/fs` over imageRootfs (rootfs-stage.ts); undefined: none. */
+  /** A root already mounted at `dir/fs` over imageRootfs (rootfs-stage.ts, root-pool.ts); undefined: none. */
   staged?: Promise<ContainerRootfs | undefined>;
   /**
    * The process is held at a start gate until start() (runtimes with `startGate`): create() may

@@ -70,6 +70,10 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
     n,
   );
   const dir = instanceDir(o.podDir, c.name, n);
+  // Not staged (a restart, a later init container): a pooled root if one is ready.
+  const pooled = o.staged
+    ? undefined
+    : ctx.rootPoolFor(pod)?.take({ name: image.name, lower: imageRootfs }, join(dir, 'fs'));
   const nodeExec = daemonExecFor(ctx, pod, runtime)
     ? await ctx.nodeExec.open(uid, o.podDir)
     : undefined;
@@ -78,6 +82,7 @@ export async function launchContainer(ctx: NodeContext, o: LaunchOptions): Promi
     dir,
     imageRootfs,
     ...(o.staged ? { staged: o.staged.take(dir, imageRootfs) } : {}),
+    ...(pooled ? { staged: Promise.resolve(pooled) } : {}),
     logPath,
     cgroupsPath,
     stdin: c.stdin === true,

@@ -24,7 +24,7 @@ import {
 } from '@agent-sandbox/kube';
 import { readdir, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeletError } from '../errors.ts';
+import { errorMessage, KubeletError } from '../errors.ts';
 import type { ImageService } from '../images/image-service.ts';
 import type { PodNetwork } from '../network/pod-network.ts';
 import { execStart } from '../node-exec/exec-spec.ts';
@@ -45,6 +45,7 @@ import type { PodDaemon } from './pod-daemon.ts';
 import { kubeEventSink } from './pod-events.ts';
 import type { PodPhaseSink } from './pod-phases.ts';
 import { PodWorker } from './pod-worker.ts';
+import { RootPool, rootPoolDir, rootPoolLimits, type RootPoolSettings } from './root-pool.ts';
 
 export const NODES: ResourceRef = {
   group: '',
@@ -62,14 +63,14 @@ export const RUNTIME_CLASSES: ResourceRef = {
 };
 export const CGROUP_PARENT = 'agent-sandbox';
 
-export interface NodeAgentOptions {
+export interface NodeAgentOptions extends RootPoolSettings {
   client: KubeClient;
   facts: Omit<NodeFacts, 'handlers' | 'containerRuntimeVersion'>;
   /** Runtimes by handler; the first available one is the default for pods without runtimeClassName. */
   runtimes: readonly ContainerRuntime[];
   network: PodNetwork;
   images: ImageService;
-  /** Holds pods/, logs/ and claims/. */
+  /** Holds pods/, logs/, claims/ and rootpool/. */
   dataDir: string;
   /** Bind pods with no nodeName and the default scheduler to this node (no scheduler runs). @default true */
   bindUnscheduled?: boolean;
@@ -120,6 +121,7 @@ export class NodeAgent implements PodContainers {
   readonly #nodeExec = new NodeExecSockets();
   readonly #abort = new AbortController();
   readonly #bound: BoundStarts;
+  readonly #rootPool: RootPool;
   #timers: NodeJS.Timeout[] = [];
   #defaultHandler = '';
   /** Pod starts under way (NodeContext.startBegun). */
@@ -129,13 +131,21 @@ export class NodeAgent implements PodContainers {
   constructor(options: NodeAgentOptions) {
     this.#o = options;
     this.name = options.facts.name;
+    const log = options.log ?? quiet;
+    this.#rootPool = new RootPool({
+      dir: rootPoolDir(options.dataDir),
+      ...rootPoolLimits(options),
+      busy: () => this.#starting > 0,
+      onError: (err) => log.warn({ err: errorMessage(err) }, 'root pool'),
+    });
+    const poolFor = options.rootPoolFor ?? (() => true);
     const c = options.client;
     const get = async <T extends KubeObject>(ref: ResourceRef, ns: string, name: string) =>
       c
         .get<T>(ref, ns, name)
         .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
     this.#ctx = {
-      log: options.log ?? quiet,
+      log,
       nodeName: this.name,
       events: kubeEventSink(c),
       images: options.images,
@@ -173,6 +183,7 @@ export class NodeAgent implements PodContainers {
           return res.status?.token ?? '';
         },
       },
+      rootPoolFor: (pod) => (poolFor(pod) ? this.#rootPool : undefined),
       runtimeFor: (pod) => this.#runtimeFor(pod),
       writeStatus: (pod, status) => this.#writeStatus(pod, status),
       deletePod: async (pod) => {
@@ -193,7 +204,9 @@ export class NodeAgent implements PodContainers {
         return () => {
           if (settled) return;
           settled = true;
-          if (--this.#starting === 0 && !this.#abort.signal.aborted) this.#o.network.idle?.();
+          if (--this.#starting > 0 || this.#abort.signal.aborted) return;
+          this.#o.network.idle?.();
+          this.#rootPool.idle();
         };
       },
     };
@@ -275,6 +288,7 @@ export class NodeAgent implements PodContainers {
     await Promise.all([...this.#workers.values()].map((w) => w.done));
     await Promise.allSettled(this.#running);
     await this.#o.network.drain?.();
+    await this.#rootPool.drain();
     await this.#nodeExec.closeAll(this.#ctx.podsDir);
     await removeCgroups(this.#ctx.cgroupParent, '');
   }
@@ -473,6 +487,7 @@ export class NodeAgent implements PodContainers {
 
   async #cleanupStale(): Promise<void> {
     for (const r of this.#runtimes.values()) for (const id of await r.list()) await r.remove(id);
+    await this.#rootPool.start(); // after the containers: a previous run's entries are all idle
     await mkdir(this.#ctx.podsDir, { recursive: true });
     for (const uid of await readdir(this.#ctx.podsDir))
       await removeMountedDir(join(this.#ctx.podsDir, uid));

@@ -8,6 +8,7 @@ import type { NodeExecSockets } from '../node-exec/registry.ts';
 import type { PodDaemon } from './pod-daemon.ts';
 import type { PodEventSink } from './pod-events.ts';
 import type { PodPhaseSink } from './pod-phases.ts';
+import type { RootPool } from './root-pool.ts';
 import type { VolumeSource } from './pod-volumes.ts';
 
 export interface NodeLogger {
@@ -45,6 +46,8 @@ export interface NodeContext {
   nodeExec: NodeExecSockets;
   /** Receives the timed steps of each Pod's start (profiling); absent: not measured. */
   onPhase: PodPhaseSink | undefined;
+  /** The node's pool of container roots mounted ahead, when `pod` takes from it (root-pool.ts). */
+  rootPoolFor(pod: Pod): RootPool | undefined;
   /** The runtime the pod's runtimeClassName selects; throws naming a missing class or handler. */
   runtimeFor(pod: Pod): Promise<ContainerRuntime>;
   /** PUT of pods/status; resolves to the stored object, or undefined when the pod is gone. */

@@ -268,7 +268,12 @@ export class PodWorker {
       const n = this.#slots.get(c.name)?.record.restartCount ?? 0;
       this.#staged.set(
         c.name,
-        new RootfsStage(this.#ctx.images, c, instanceDir(this.#podDir, c.name, n)),
+        new RootfsStage(
+          this.#ctx.images,
+          c,
+          instanceDir(this.#podDir, c.name, n),
+          this.#ctx.rootPoolFor(this.#pod),
+        ),
       );
     }
   }

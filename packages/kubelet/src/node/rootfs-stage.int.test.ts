@@ -1,6 +1,7 @@
 // RootfsStage with the real image store and overlay mounts (root): a staged root is taken when
-// it matches, removed when it does not, and nothing is staged for an image that is not present.
-import { existsSync } from 'node:fs';
+// it matches, removed when it does not, nothing is staged for an image that is not present, and
+// a root the pool mounted ahead is taken instead of a mount of its own.
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { loadOciLayout } from '../images/oci-layout.ts';
 import { RegistryClient } from '../images/registry-client.ts';
 import { buildTestImage } from '../testing/test-image.ts';
 import { mountsUnder, removeMountedDir } from './container-rootfs.ts';
+import { RootPool } from './root-pool.ts';
 import { RootfsStage } from './rootfs-stage.ts';
 
 const IMAGE = 'localhost/test/busybox:stage';
@@ -66,5 +68,39 @@ describe('RootfsStage', () => {
     expect(await stage.take(inst, lower)).toBeUndefined();
     expect(existsSync(inst)).toBe(false);
     await rm(join(dir, 'pod-c'), { recursive: true, force: true });
+  });
+
+  it('takes a root the pool mounted ahead for the image, moved to the instance directory', async () => {
+    const pool = new RootPool({
+      dir: join(dir, 'pool'),
+      size: 1,
+      maxImages: 1,
+      idleMs: 600_000,
+      idleRefillDelayMs: 0,
+      busy: () => false,
+      onError: () => undefined,
+    });
+    await pool.start();
+    const record = await images.store.get(IMAGE);
+    pool.take({ name: record?.name ?? '', lower }, join(dir, 'pod-d', 'c-0', 'fs')); // asks for one
+    pool.idle();
+    for (let i = 0; i < 400 && pool.readyCount(lower) === 0; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    const ahead = await mountsUnder(join(dir, 'pool'));
+    expect(ahead).toHaveLength(1);
+    const inst = join(dir, 'pod-e', 'c-0');
+    const stage = new RootfsStage(images, { name: 'c', image: IMAGE }, inst, pool);
+    const root = await stage.take(inst, lower);
+    expect(root?.path).toBe(join(inst, 'fs', 'merged'));
+    const upper = /upperdir=([^,]+)/.exec(
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .find((l) => l.split(' ')[4] === root?.path) ?? '',
+    )?.[1];
+    expect(upper?.startsWith(join(dir, 'pool'))).toBe(true); // the pool's, not a mount of its own
+    expect(existsSync(join(root?.path ?? '', 'bin', 'busybox'))).toBe(true);
+    await pool.drain();
+    await removeMountedDir(join(dir, 'pod-d'));
+    await removeMountedDir(join(dir, 'pod-e'));
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ImageService } from '../images/image-service.ts';
 import type { ImageRecord } from '../images/image-store.ts';
 import { prepareRootfs, removeMountedDir, type ContainerRootfs } from './container-rootfs.ts';
+import type { RootPool } from './root-pool.ts';
 
 interface Staged {
   lower: string;
@@ -23,14 +24,20 @@ export class RootfsStage {
    */
   readonly image: Promise<ImageRecord | undefined>;
 
-  /** Starts staging `c`'s root in instance directory `dir` (`dir/fs`, as ContainerInstance uses). */
-  constructor(images: ImageService, c: Container, dir: string) {
+  /**
+   * Starts staging `c`'s root in instance directory `dir` (`dir/fs`, as ContainerInstance uses):
+   * one from `pool` when it has one ready for the image (no mount then), else mounted here.
+   */
+  constructor(images: ImageService, c: Container, dir: string, pool?: RootPool) {
     this.#dir = dir;
     const found = images.ensure(c.image ?? '', 'Never').then((r) => r.record);
     this.image = found.catch(() => undefined);
     this.#staged = (async () => {
-      const lower = await images.store.rootfs(await found);
-      return { lower, rootfs: await prepareRootfs(lower, join(dir, 'fs')) };
+      const record = await found;
+      const lower = await images.store.rootfs(record);
+      const target = join(dir, 'fs');
+      const pooled = pool?.take({ name: record.name, lower }, target);
+      return { lower, rootfs: pooled ?? (await prepareRootfs(lower, target)) };
     })().catch(() => undefined);
   }
 
