@@ -7,7 +7,7 @@
 // runtime's exec, are compared with a plain local spawn. Prints tables, the ratios and the agent's
 // step breakdown, writes bench/results/node-<timestamp>.json and .png (log scale).
 //
-//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--early-create | --ab-early-create | --ab-daemon]
+//   npm run bench:node -- [--rounds 5] [--execs 20] [--no-gvisor-daemon] [--early-create | --ab-early-create | --ab-daemon | --ab-root-pool]
 //   gVisor Pods get --host-uds=open, so their execs go through the daemon, as in `up` (ADR 0040);
 //   --no-gvisor-daemon keeps them on `runsc exec`. (--host-uds, that default's old flag, is kept.)
 //   --http-clients: the agent and the controller over loopback HTTP, not in-process as in `up`.
@@ -18,6 +18,8 @@
 //   (`runc-late`) interleaved.
 //   --ab-daemon: runc only, rounds with the in-sandbox daemon (`runc`) and without it
 //   (`runc-nodaemon`: no daemon started, so nothing of its start beside the first exec), A B B A.
+//   --ab-root-pool: runc only, rounds taking roots mounted ahead (`runc`, ADR 0044) and mounting
+//   their own (`runc-nopool`), A B B A.
 import { inProcessFetch } from '@agent-sandbox/apiserver';
 import { readOurCrds, startTestApiServer } from '@agent-sandbox/apiserver/testing';
 import { SANDBOXES } from '@agent-sandbox/controllers';
@@ -68,6 +70,7 @@ const { values } = parseArgs({
     'early-create': { type: 'boolean', default: false },
     'ab-early-create': { type: 'boolean', default: false },
     'ab-daemon': { type: 'boolean', default: false },
+    'ab-root-pool': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -78,9 +81,17 @@ const log = (m: string): void => console.error(`[${new Date().toISOString().slic
 const IMAGE = 'localhost/bench/busybox:v1';
 const abEarly = values['ab-early-create'];
 const abDaemon = values['ab-daemon'];
-if (abEarly && abDaemon) throw new Error('--ab-early-create and --ab-daemon: one A/B at a time');
+const abPool = values['ab-root-pool'];
+if ([abEarly, abDaemon, abPool].filter(Boolean).length > 1)
+  throw new Error('--ab-early-create, --ab-daemon and --ab-root-pool: one A/B at a time');
 /** The B arm of an A/B run (A is `runc`), interleaved round by round. */
-const abArm = abEarly ? 'runc-late' : abDaemon ? 'runc-nodaemon' : undefined;
+const abArm = abEarly
+  ? 'runc-late'
+  : abDaemon
+    ? 'runc-nodaemon'
+    : abPool
+      ? 'runc-nopool'
+      : undefined;
 const RUNTIMES: readonly { name: string; runtimeClassName: string | undefined }[] = abArm
   ? [
       { name: 'runc', runtimeClassName: undefined },
@@ -94,6 +105,9 @@ const RUNTIMES: readonly { name: string; runtimeClassName: string | undefined }[
 /** Whether the agent creates a Pod's containers ahead (ADR 0042): not for `runc-late-*` Pods. */
 const earlyCreate = (pod: { metadata?: { name?: string } }): boolean =>
   (values['early-create'] || abEarly) && !(pod.metadata?.name ?? '').startsWith('runc-late-');
+/** Whether a Pod takes roots mounted ahead (ADR 0044): not the `runc-nopool-*` Pods. */
+const rootPoolFor = (pod: { metadata?: { name?: string } }): boolean =>
+  !(pod.metadata?.name ?? '').startsWith('runc-nopool-');
 
 const dir = await mkdtemp(join(tmpdir(), 'asb-bench-node-'));
 const api = await startTestApiServer({ crds: readOurCrds() });
@@ -154,6 +168,7 @@ const agent = new NodeAgent({
   cgroupParent: `asb-bench-${process.pid}`,
   onPhase: phases.sink,
   earlyCreate,
+  rootPoolFor,
   // Warnings and errors to stderr: a round that never runs says why.
   log: {
     // The daemon's stderr lines: its own start's timeline becomes steps (daemon-timeline.ts).
@@ -455,6 +470,7 @@ writeFileSync(
       hostUds: !gvisorRuntimeOnly,
       earlyCreate: abEarly ? 'ab' : values['early-create'],
       abDaemon,
+      abRootPool: abPool,
       machine,
       result,
       rssMb,
