@@ -22,7 +22,6 @@ const DAEMONS: Record<string, string[]> = {
     `mkdir -p /tmp/w && echo up > /tmp/w/index.html && sleep 1 && exec httpd -f -p ${PORT} -h /tmp/w`,
   ],
   never: ['/bin/sleep', '3600'],
-  marker: ['/bin/sh', '-c', 'touch /tmp/daemon-started && exec sleep 3600'],
 };
 
 let world: NodeWorld;
@@ -86,65 +85,6 @@ function fetchInPod(name: string): Promise<string> {
     ),
   );
 }
-
-/** Holds Pod `name`'s status writes that report a running container until `release()`. */
-function holdRunningWrite(name: string): { held: Promise<void>; release: () => void } {
-  const server = world.api.server;
-  const handle = server.handle.bind(server);
-  let release = (): void => undefined;
-  const released = new Promise<void>((r) => (release = r));
-  let heard = (): void => undefined;
-  const held = new Promise<void>((r) => (heard = r));
-  server.handle = async (request, ...rest) => {
-    const path = new URL(request.url).pathname;
-    if (
-      path.endsWith(`/pods/${name}/status`) &&
-      (await request.clone().text()).includes('"running"')
-    ) {
-      heard();
-      await released;
-    }
-    return handle(request, ...rest);
-  };
-  return {
-    held,
-    release: () => {
-      server.handle = handle;
-      release();
-    },
-  };
-}
-
-/** Whether `path` exists in the Pod's container (a runtime exec of busybox `test`). */
-function existsInPod(name: string, path: string): Promise<boolean> {
-  const cmd = agent.execCommand({ namespace: 'default', name }, 'main', ['test', '-e', path], {
-    tty: false,
-  });
-  return new Promise((resolve) =>
-    execFile(cmd.file, cmd.args, { env: cmd.env, timeout: 20_000 }, (err) => resolve(!err)),
-  );
-}
-
-describe('the node starts its daemon beside the Running write', () => {
-  it('the daemon runs while the Running status write is still unanswered', async () => {
-    const hold = holdRunningWrite('early');
-    try {
-      await createPod('early', 'marker');
-      await hold.held;
-      // Before, the daemon's exec waited for this write's answer: the file never came.
-      let started = false;
-      for (let i = 0; i < 200 && !started; i++) {
-        started = await existsInPod('early', '/tmp/daemon-started');
-        if (!started) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(started).toBe(true);
-    } finally {
-      hold.release();
-    }
-    await until('early', (p) => p.status?.phase === 'Running');
-    await client.delete(PODS, 'default', 'early');
-  }, 60_000);
-});
 
 describe('the node holds Pod Ready until its daemon listens', () => {
   it('Running first, Ready only once the daemon answers, which it then does', async () => {

@@ -75,7 +75,7 @@ export class DaemonGate {
 }
 
 export interface PodDaemonRun {
-  /** Starts supervising the daemon (once the container has started; its Running write is asked first). */
+  /** Starts supervising the daemon (after the container's Running status is out). */
   start(): void;
   /** Set when the daemon names ready ports; undefined: the daemon does not hold Ready. */
   gate: DaemonGate | undefined;

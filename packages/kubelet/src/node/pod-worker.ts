@@ -426,13 +426,13 @@ export class PodWorker {
     await instance.start();
     const startedAt = formatTime(Date.now());
     const watch = init ? undefined : this.#watchers(c, slot, instance);
-    // The Running write is asked first; the daemon's exec then starts beside it, not after it:
-    // the daemon's start (runtime exec, node boot, listeners) is what holds Ready (daemon-gate.ts).
-    const running = this.#running(slot, instance, startedAt, watch);
-    watch?.daemon?.start();
-    await running;
+    await this.#running(slot, instance, startedAt, watch);
     this.#startSettled();
     watch?.prober.start();
+    // After the Running write's answer, not beside it: the daemon's spawn and runtime exec on
+    // the shared loop and two cores made that write take 20–45 ms instead of 6–11 (bench:node
+    // --ab-daemon, 2026-12-03 14:40, bench/README.md), more than the daemon would gain.
+    watch?.daemon?.start();
     if (watch?.daemon && n === 0)
       void this.#ctx.nodeExec
         .get(this.uid)
