@@ -12,6 +12,7 @@ import {
   bundleSandboxd,
   describeHostBinary,
   sandboxdLaunch,
+  stageLaunchDir,
   type HostBinary,
 } from '@agent-sandbox/sandboxd';
 import { join } from 'node:path';
@@ -64,8 +65,9 @@ export async function prepareSandboxd(dir: string): Promise<SandboxdInjection> {
     ...(script ? { script } : {}),
     ...(stty ? { stty } : {}),
   });
+  const staged = stageLaunchDir(launch, dir);
   return {
-    mounts: launch.mounts.map((m) => ({ destination: m.containerPath, source: m.hostPath })),
+    mounts: [{ destination: staged.containerPath, source: staged.hostPath }],
     daemon: {
       argv: (pod, container, opts) => daemonArgv(launch.argv, pod, container, opts),
       // Pod Ready waits for all three (the launch sets no port flags): the SDK's first call

@@ -14,3 +14,4 @@ export {
   type LaunchOptions,
 } from './launch.ts';
 export { bundleSandboxd } from './bundle.ts';
+export { stageLaunchDir } from './launch-dir.ts';

@@ -17,6 +17,8 @@ export interface SandboxdLaunch {
   mounts: HostMount[];
   /** argv[0] is the mounted loader; run it with the Pod's root as `/`. */
   argv: string[];
+  /** The container directory every mount lies below (stageLaunchDir makes it one mount). */
+  mountPoint: string;
 }
 
 export interface HostBinary {
@@ -103,6 +105,7 @@ export function sandboxdLaunch(o: LaunchOptions): SandboxdLaunch {
   }
   return {
     mounts: [...mounts.values()],
+    mountPoint: mp,
     argv: [loader, '--library-path', lib, `${mp}/node`, `${mp}/sandboxd.mjs`, ...flags],
   };
 }
