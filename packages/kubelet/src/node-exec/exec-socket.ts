@@ -3,7 +3,7 @@
 // in-sandbox daemon dials in and leaves connections idle; an exec takes one. Whoever connects is
 // untrusted (anything in the sandbox can), so idle connections are capped, one that speaks
 // before it is asked is dropped, and so is any over the per-Pod session bound.
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
@@ -40,10 +40,12 @@ export class NodeExecSocket {
 
   /** Creates `dir` afresh and listens on `dir/exec.sock`. */
   static async open(dir: string): Promise<NodeExecSocket> {
-    await rm(dir, { recursive: true, force: true });
+    // Synchronous: a few metadata calls (microseconds), where promise fs made each a threadpool
+    // job answered turns later on the agent's busy loop, on a Pod's start path.
+    rmSync(dir, { recursive: true, force: true });
     // 0711/0666: the daemon runs as the container's user, who may not be root. The directory is
     // only mounted into this Pod, and the host side sits under the agent's own pod directory.
-    await mkdir(dir, { recursive: true, mode: 0o711 });
+    mkdirSync(dir, { recursive: true, mode: 0o711 });
     const server = createServer({ allowHalfOpen: false });
     const path = join(dir, 'exec.sock');
     await new Promise<void>((resolve, reject) => {
@@ -53,7 +55,7 @@ export class NodeExecSocket {
         resolve();
       });
     });
-    await chmod(path, 0o666);
+    chmodSync(path, 0o666);
     return new NodeExecSocket(dir, server);
   }
 

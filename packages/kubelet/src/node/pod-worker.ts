@@ -20,7 +20,12 @@ import type { PodNetworkStatus } from '../network/pod-network.ts';
 import type { ContainerProber } from '../probes/container-prober.ts';
 import type { ContainerRuntime } from '../runtime/container-runtime.ts';
 import type { ContainerInstance, InstanceExit } from './container-instance.ts';
-import { instanceDir, launchContainer, type ContainerMounts } from './container-launch.ts';
+import {
+  daemonExecFor,
+  instanceDir,
+  launchContainer,
+  type ContainerMounts,
+} from './container-launch.ts';
 import { checkProbes, instanceProbeTarget, instanceProber } from './container-probes.ts';
 import { presentUnlessAlways, pullImage } from './image-pull.ts';
 import type { NodeContext } from './node-context.ts';
@@ -202,8 +207,17 @@ export class PodWorker {
           this.#ctx.earlyCreate(this.#pod) &&
           failures === 0 &&
           !this.#pod.spec?.initContainers?.length;
-        const [runtime, { network, mountsFor }] = await settleAll([
+        // The daemon's exec socket (ADR 0037) is opened beside the sandbox, not in the first
+        // container's launch, where its directory, listen and chmod were 6–17 ms of loop turns
+        // between the set-up and `runc run` (bench:node, load 4).
+        const execSocket = runtimeClass.then((rt) =>
+          daemonExecFor(this.#ctx, this.#pod, rt)
+            ? this.#ctx.nodeExec.open(this.uid, this.#podDir)
+            : undefined,
+        );
+        const [runtime, , { network, mountsFor }] = await settleAll([
           runtimeClass,
+          execSocket,
           preparePodSandbox(this.#ctx, {
             pod: this.#pod,
             podDir: this.#podDir,
