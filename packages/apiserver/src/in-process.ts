@@ -45,11 +45,15 @@ export function inProcessFetch(server: ApiServer, o: InProcessFetchOptions = {})
       ...(init.body === undefined ? {} : { body: init.body }),
       signal: abort.signal,
     });
-    const timeoutMs = classify(init.method, new URL(url)) === 'long-running' ? 0 : requestTimeoutMs;
+    const longRunning = classify(init.method, new URL(url)) === 'long-running';
+    const timeoutMs = longRunning ? 0 : requestTimeoutMs;
     const response = await withDeadline(server.handle(request, abort.signal), timeoutMs, () => {
       abort.abort();
       return statusResponse(requestTimedOut().status);
     });
+    // A plain answer is whole now: the caller's signal need not reach the handler any more (a
+    // watch keeps it, its abort ends the stream).
+    if (!longRunning) init.signal.removeEventListener('abort', stop);
     try {
       await server.durable();
     } catch (err: unknown) {

@@ -5,29 +5,12 @@
 import { PROCESS_SERVICE } from '@agent-sandbox/protocol';
 import { connectivityState } from '@grpc/grpc-js';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 // eslint-disable-next-line no-restricted-imports -- the test runs a real daemon
 import type { SandboxdHandle } from '@agent-sandbox/sandboxd';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandboxd } from '../testing/sandboxd.ts';
+import { closedPort, until } from '../testing/loopback.ts';
 import { DaemonClients } from './daemon-clients.ts';
-
-/** A loopback port that was free a moment ago: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`not within 10 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('DaemonClients.dial', () => {
   let daemon: SandboxdHandle;

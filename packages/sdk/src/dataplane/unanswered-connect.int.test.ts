@@ -4,8 +4,8 @@
 // closed), holding the process open. The kernel's own table of sockets says whether it is there.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort, until } from '../testing/loopback.ts';
 import { DaemonClients } from './daemon-clients.ts';
 
 const TABLE = `asb_sdk_syn_${process.pid}`;
@@ -14,15 +14,6 @@ function nft(...args: string[]): void {
   const r = spawnSync('nft', args, { encoding: 'utf8' });
   if (r.error) throw new Error('nft is missing: apt-get install nftables (CI must have it)');
   if (r.status !== 0) throw new Error(`nft ${args.join(' ')}: ${r.stderr}`);
-}
-
-/** A loopback port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** This host's TCP sockets in SYN_SENT (state 02 in /proc/net/tcp) to `port`. */
@@ -35,18 +26,10 @@ function synSent(port: number): number {
     .filter((f) => f[3] === '02' && f[2]?.endsWith(remote)).length;
 }
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`not within 10 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('a daemon whose SYN is never answered', () => {
   let blackholed: number[] = [];
   beforeAll(async () => {
-    blackholed = [await freePort(), await freePort()];
+    blackholed = [await closedPort(), await closedPort()];
     nft('add', 'table', 'inet', TABLE);
     nft('add', 'chain', 'inet', TABLE, 'out', '{ type filter hook output priority 0; }');
     for (const port of blackholed)
