@@ -25,7 +25,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,16 @@ import { floors, timeToOutput } from '../node/floors.ts';
 import { writeBarsPng } from '../node/plot.ts';
 import { captureNetwork } from './capture.ts';
 import { applyBenchPool, untilPoolReady } from './pool.ts';
-import { POINTS, timelineOf, watchAdoptions, type Timeline } from './timeline.ts';
+import {
+  COLD_POINTS,
+  coldTimelineOf,
+  jsonLines,
+  type AuditLine,
+  type ColdRound,
+  type UpLogLine,
+} from './cold-timeline.ts';
+import { watchMilestones } from './milestones.ts';
+import { POINTS, timelineOf, type Timeline } from './timeline.ts';
 
 const { values } = parseArgs({
   options: {
@@ -72,6 +81,8 @@ interface Sample {
   /** A second command on the same handle: Start → first output on a connected channel. */
   againMs: number;
   timeline: Timeline;
+  /** The claim's name (a cold Sandbox and its Pod are named after it), if a claim was made. */
+  claimName: string | undefined;
   /** When create() was called: epoch ms, and µs on the monotonic clock (a CPU profile's). */
   startedAt: { epochMs: number; monoUs: number };
 }
@@ -86,7 +97,7 @@ async function createToOutput(
   conn: ConnectionOptions,
   source: object,
   kube: KubeClient,
-  adoptions: Map<string, number>,
+  seen: ReturnType<typeof watchMilestones>,
 ): Promise<Sample> {
   spans.reset();
   const startedAt = { epochMs: Date.now(), monoUs: Number(process.hrtime.bigint() / 1000n) };
@@ -104,9 +115,10 @@ async function createToOutput(
     const timeline = timelineOf(
       roundSpans,
       claim?.metadata.annotations ?? {},
-      adoptions.get(sandbox.sandboxName),
+      seen.sandboxes.get(sandbox.sandboxName)?.['adoption patch seen'],
     );
-    return { createMs, firstOutputMs: firstOutputMs - t0, againMs, timeline, startedAt };
+    const { claimName } = sandbox;
+    return { createMs, firstOutputMs: firstOutputMs - t0, againMs, timeline, claimName, startedAt };
   } finally {
     // close() even when kill() fails: an open handle would keep the run alive after its report.
     await sandbox.kill().finally(() => sandbox.close());
@@ -181,17 +193,43 @@ interface TimelineRow {
   step: Percentiles | undefined;
 }
 let timeline: TimelineRow[] | undefined;
+let coldTimeline: TimelineRow[] | undefined;
 let warmRounds: Pick<Sample, 'startedAt' | 'timeline'>[] | undefined;
+let coldRoundsSeen: ColdRound[] = [];
+let coldMilestones: ReturnType<typeof watchMilestones> | undefined;
 
-/** Per point: when it came (p50/p90 over rounds) and how long after the point above it. */
-function timelineTable(samples: readonly Sample[]): TimelineRow[] {
-  return POINTS.map(([point, source], i) => {
-    const at = samples.map((s) => s.timeline[point]).filter((v) => v !== undefined);
+const readOr = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+
+/** The cold rounds' timeline table, from up's audit log and up.log (read once up has stopped). */
+function coldTable(upDir: string): TimelineRow[] {
+  const audit = jsonLines<AuditLine>(readOr(join(upDir, 'audit.log')));
+  const upLog = jsonLines<UpLogLine>(
+    readOr(join(upDir, 'up.log.1')) + readOr(join(upDir, 'up.log')),
+  );
+  const watched = coldMilestones ?? { pods: new Map(), sandboxes: new Map() };
+  const rounds = coldRoundsSeen.map((r) => coldTimelineOf(r, audit, upLog, watched));
+  return timelineTable(COLD_POINTS, rounds);
+}
+
+/**
+ * Per point: when it came (p50/p90 over rounds) and how long after the nearest point above it
+ * that the same round saw (a source that missed a point does not lose the step below it).
+ */
+function timelineTable<P extends string>(
+  points: readonly (readonly [P, string])[],
+  rounds: readonly Partial<Record<P, number>>[],
+): TimelineRow[] {
+  return points.map(([point, source], i) => {
+    const at = rounds.map((r) => r[point]).filter((v) => v !== undefined);
     const steps: number[] = [];
-    for (const s of samples) {
-      const here = s.timeline[point];
-      const before = i === 0 ? 0 : s.timeline[POINTS[i - 1]?.[0] ?? point];
-      if (here !== undefined && before !== undefined) steps.push(here - before);
+    for (const r of rounds) {
+      const here = r[point];
+      const before = points
+        .slice(0, i)
+        .map(([p]) => r[p])
+        .filter((v) => v !== undefined)
+        .pop();
+      if (here !== undefined) steps.push(here - (before ?? 0));
     }
     return { point, source, at: percentiles(at), step: percentiles(steps) };
   });
@@ -217,8 +255,8 @@ try {
   const conn: ConnectionOptions = { kubeconfig, namespace: 'default', hostEnv: {} };
   const kube = await applyBenchPool(kubeconfig, POOL, IMAGE, poolSize);
   const stopWatch = new AbortController();
-  const adoptions = watchAdoptions(kube, 'default', stopWatch.signal);
-  const round = (source: object) => () => createToOutput(conn, source, kube, adoptions);
+  const seen = watchMilestones(kube, 'default', stopWatch.signal);
+  const round = (source: object) => () => createToOutput(conn, source, kube, seen);
   try {
     await untilPoolReady(kube, POOL, poolSize);
     log('pool ready; floors');
@@ -252,8 +290,17 @@ try {
       );
       result[`${name} 2nd command → output`] = percentiles(s.map((x) => x.againMs));
     }
-    timeline = timelineTable(warm);
+    timeline = timelineTable(
+      POINTS,
+      warm.map((s) => s.timeline),
+    );
     warmRounds = warm.map((s) => ({ startedAt: s.startedAt, timeline: s.timeline }));
+    coldRoundsSeen = cold.map((s) => ({
+      name: s.claimName ?? '',
+      t0: s.startedAt.epochMs,
+      sdk: s.timeline,
+    }));
+    coldMilestones = seen;
   } finally {
     stopWatch.abort();
     await kube.close();
@@ -262,6 +309,7 @@ try {
 } finally {
   const code = await stopUp(up);
   leaks = upLeaks(dataDir, network);
+  coldTimeline = coldTable(dataDir);
   if (code !== 0) log(`up exited with ${code}`);
   if (values.diagnose) {
     copyFileSync(join(dataDir, 'audit.log'), `${base}.audit.log`);
@@ -293,13 +341,17 @@ console.log('| measurement | n | p50 ms | p90 ms | p99 ms | max ms |');
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(result))
   console.log(`| ${k} | ${v?.n} | ${v?.p50} | ${v?.p90} | ${v?.p99} | ${v?.max} |`);
-console.log('\nwarm timeline (ms after create() was called; step = since the row above)');
-console.log('| point | seen by | n | at p50 | at p90 | step p50 | step p90 |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
-for (const r of timeline ?? [])
-  console.log(
-    `| ${r.point} | ${r.source} | ${r.at?.n ?? 0} | ${r.at?.p50 ?? '—'} | ${r.at?.p90 ?? '—'} | ${r.step?.p50 ?? '—'} | ${r.step?.p90 ?? '—'} |`,
-  );
+function printTimeline(kind: string, rows: readonly TimelineRow[]): void {
+  console.log(`\n${kind} timeline (ms after create() was called; step = since the row above)`);
+  console.log('| point | seen by | n | at p50 | at p90 | step p50 | step p90 |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of rows)
+    console.log(
+      `| ${r.point} | ${r.source} | ${r.at?.n ?? 0} | ${r.at?.p50 ?? '—'} | ${r.at?.p90 ?? '—'} | ${r.step?.p50 ?? '—'} | ${r.step?.p90 ?? '—'} |`,
+    );
+}
+printTimeline('warm', timeline ?? []);
+printTimeline('cold', coldTimeline ?? []);
 console.log('\n| ratio | value |\n| --- | --- |');
 for (const [k, v] of Object.entries(ratios)) console.log(`| ${k} | ${v.toFixed(1)} |`);
 console.log('\n| target | met |\n| --- | --- |');
@@ -320,6 +372,7 @@ writeFileSync(
       machine,
       result,
       timeline: timeline ?? [],
+      coldTimeline: coldTimeline ?? [],
       ratios,
       targets,
       failures,

@@ -1,11 +1,8 @@
 // Where one warm create's time goes: the SDK's span events (sandbox.create, the first
 // commands.run), the claim's latency annotations (written by the SDK and the claim controller)
-// and the benchmark's own watch on Sandboxes (when the adoption patch was seen), as points in
-// ms after the create started. Pure, apart from the watch in `watchAdoptions`.
+// and the benchmark's own watch on Sandboxes (when the adoption patch was seen, milestones.ts),
+// as points in ms after the create started. Pure.
 import { Annotations } from '@agent-sandbox/api';
-import { SANDBOXES } from '@agent-sandbox/controllers';
-import type { KubeClient } from '@agent-sandbox/kube';
-import type { KubeObject } from '@agent-sandbox/kube-types';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 /** The points in the order the code reaches them (`source` says who saw each). */
@@ -70,34 +67,4 @@ export function timelineOf(
   if (pass !== undefined) out['adoption pass began'] = pass;
   if (adoptionSeenAt !== undefined) out['adoption patch seen'] = adoptionSeenAt - t0;
   return out;
-}
-
-/**
- * Watches the namespace's Sandboxes until `signal` aborts and records, per Sandbox, when an
- * event first showed it controlled by a SandboxClaim (epoch ms): the adoption patch, as seen.
- */
-export function watchAdoptions(
-  client: KubeClient,
-  namespace: string,
-  signal: AbortSignal,
-): Map<string, number> {
-  const seen = new Map<string, number>();
-  void (async () => {
-    while (!signal.aborted) {
-      try {
-        for await (const e of client.watch<KubeObject>(SANDBOXES, namespace, { signal })) {
-          if (e.type === 'BOOKMARK' || !('name' in e.object.metadata)) continue;
-          const name = e.object.metadata.name ?? '';
-          const owned = e.object.metadata.ownerReferences?.some(
-            (r) => r.controller === true && r.kind === 'SandboxClaim',
-          );
-          if (owned && !seen.has(name)) seen.set(name, Date.now());
-        }
-      } catch {
-        // re-watched after a pause; the bench only loses a point, never the run
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  })();
-  return seen;
 }
