@@ -59,6 +59,11 @@ export interface CreateHooks {
    * get ready to talk to it while the adoption completes. Called again if the choice changes.
    */
   onAssigned?: (sandboxName: string) => void;
+  /**
+   * The claim reports its Sandbox's Pod IPs but is not Ready yet (a cold Sandbox's Pod runs, its
+   * daemon is starting): the caller may dial the daemon now. Called once per set of IPs.
+   */
+  onAddress?: (podIPs: string[]) => void;
 }
 
 const DEFAULT_READY_TIMEOUT_MS = 180_000;
@@ -142,7 +147,13 @@ export async function createSandbox(
   let pool = spec.warmPool ?? '';
   if (kind === 'template') pool = await ensureShadowPool(conn, spec.template ?? '');
   let assigned: string | undefined;
+  let addressed = '';
   const onClaim = (c: ClaimObject): void => {
+    const podIPs = c.status?.sandbox?.podIPs ?? [];
+    if (podIPs.length > 0 && podIPs.join() !== addressed && !isReady(c)) {
+      addressed = podIPs.join();
+      hooks.onAddress?.(podIPs);
+    }
     const chosen = c.metadata.annotations?.[Annotations.SandboxName];
     if (!chosen || chosen === assigned) return;
     assigned = chosen;
@@ -188,6 +199,8 @@ async function withWatch<T extends ClaimObject | SandboxObject, R>(
     done.abort();
   }
 }
+
+const isReady = (c: ClaimObject): boolean => conditionOf(c, 'Ready')?.status === 'True';
 
 /** Waits until the claim is Ready and bound; fails fast on the upstream SDKs' terminal reasons. */
 export async function waitForClaimReady(

@@ -9,7 +9,7 @@ import { claimInfo, conditionOf, labelSelector, ownerKind, standaloneInfo } from
 import type { Commands, Files, SandboxInfo } from './types.ts';
 import { SandboxCommands } from './dataplane/commands.ts';
 import { DaemonClients } from './dataplane/daemon-clients.ts';
-import { SandboxEndpoint, dialSandbox } from './dataplane/endpoint.ts';
+import { SandboxEndpoint, dialSandbox, dialStartingDaemon } from './dataplane/endpoint.ts';
 import { SandboxFiles } from './dataplane/files.ts';
 import { claimTimeoutPatch, operatingModePatch, sandboxTimeoutPatch } from './objects.ts';
 import type { ConnectionOptions, CreateSpec } from './options.ts';
@@ -87,15 +87,19 @@ export class Sandbox implements AsyncDisposable {
       { 'sandbox.namespace': conn.namespace, 'sandbox.source': String(source) },
       async (set, mark) => {
         const clients = new DaemonClients();
+        const settled = new AbortController();
+        const dialling = (): void => mark('sandbox.daemon.dialling');
         const created = await createSandbox(conn, options, {
           mark,
-          onAssigned: (name) =>
-            dialSandbox(conn, name, clients, () => mark('sandbox.daemon.dialling')),
-        }).catch(async (err: unknown) => {
-          clients.close();
-          await conn.kube.close();
-          throw err;
-        });
+          onAssigned: (name) => dialSandbox(conn, name, clients, dialling),
+          onAddress: (ips) => dialStartingDaemon(conn, ips, clients, settled.signal, dialling),
+        })
+          .catch(async (err: unknown) => {
+            clients.close();
+            await conn.kube.close();
+            throw err;
+          })
+          .finally(() => settled.abort());
         set({
           'sandbox.name': created.sandboxName,
           ...(created.claimName ? { 'sandbox.claim.name': created.claimName } : {}),

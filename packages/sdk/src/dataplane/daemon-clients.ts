@@ -16,6 +16,8 @@ export class DaemonClients {
   readonly #connectedAt = new Map<string, number>();
   /** address → the credentials of its channels, which keep their sockets (closed with them). */
   readonly #credentials = new Map<string, SocketTrackingCredentials>();
+  /** Bumped by close(): a dialUntilListening of before stops (the handle may go on after it). */
+  #closes = 0;
 
   /** The client of `service` at `address` (host:port), made on first use. */
   client(address: string, service: DaemonService): ServiceClient {
@@ -36,7 +38,7 @@ export class DaemonClients {
    * hold it in back-off and fail the first call with no cause, where a fresh client connects
    * and a refusal is retried (refused.ts).
    */
-  dial(address: string, timeoutMs: number): void {
+  dial(address: string, timeoutMs: number, onRefused: () => void = () => undefined): void {
     const key = `${PROCESS_SERVICE}@${address}`;
     const client = this.client(address, PROCESS_SERVICE);
     const channel = client.getChannel();
@@ -50,6 +52,8 @@ export class DaemonClients {
       if (state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.SHUTDOWN) {
         this.#clients.delete(key);
         client.close();
+        this.#dropUnusedCredentials(address);
+        if (state === connectivityState.TRANSIENT_FAILURE) onRefused();
         return;
       }
       channel.watchConnectivityState(state, deadline, (err) => {
@@ -57,6 +61,24 @@ export class DaemonClients {
       });
     };
     follow(channel.getConnectivityState(true));
+  }
+
+  /**
+   * dial(), and again every `everyMs` while the connection fails, until a channel is ready,
+   * `until` aborts or close() is called (a later reset's included): for a daemon that starts a moment from now (a cold
+   * Sandbox's, once its Pod runs), so the channel opens as soon as it listens rather than after
+   * the claim's Ready has come round. A refusal is the kernel's answer from the Pod's own
+   * network namespace: each attempt costs a SYN and its RST.
+   */
+  dialUntilListening(address: string, timeoutMs: number, until: AbortSignal, everyMs = 10): void {
+    const closes = this.#closes;
+    const attempt = (): void => {
+      if (until.aborted || closes !== this.#closes) return;
+      this.dial(address, timeoutMs, () => {
+        if (!until.aborted) setTimeout(attempt, everyMs).unref();
+      });
+    };
+    attempt();
   }
 
   /** When a channel dialled ahead to `address` was ready (performance.now()), if it was. */
@@ -74,6 +96,7 @@ export class DaemonClients {
    * answered included: grpc-js would leave those open (socket-credentials.ts, daemon-target.ts).
    */
   close(): void {
+    this.#closes++;
     this.#closeWhere(() => true);
   }
 
@@ -89,6 +112,17 @@ export class DaemonClients {
         this.#credentials.delete(address);
       }
     for (const a of this.#connectedAt.keys()) if (drop(a)) this.#connectedAt.delete(a);
+  }
+
+  /**
+   * A failed attempt's credentials go with it when no other client at the address holds them:
+   * each connect left its listener on their signal (Node's socket never removes it), and a
+   * daemon dialled every 10 ms while it starts would pile them up.
+   */
+  #dropUnusedCredentials(address: string): void {
+    for (const key of this.#clients.keys()) if (key.endsWith(`@${address}`)) return;
+    this.#credentials.get(address)?.close();
+    this.#credentials.delete(address);
   }
 
   #credentialsOf(address: string): SocketTrackingCredentials {

@@ -162,6 +162,25 @@ export function dialSandbox(
   );
 }
 
+/**
+ * Dials the daemon at the Pod IPs a claim reported before it was Ready (a cold Sandbox whose Pod
+ * runs while its daemon starts), again while it refuses, until `until` aborts (the create
+ * settled; the endpoint's dialAhead takes over). Without a router only.
+ */
+export function dialStartingDaemon(
+  conn: Connection,
+  podIPs: readonly string[],
+  clients: DaemonClients,
+  until: AbortSignal,
+  onDial: () => void = () => undefined,
+): void {
+  const ip = pickIp(podIPs);
+  if (conn.dataPlane.routerUrl || !ip) return;
+  onDial();
+  const address = `${hostPart(ip)}:${conn.dataPlane.grpcPort}`;
+  clients.dialUntilListening(address, conn.dataPlane.connectTimeoutMs, until);
+}
+
 async function readPodIp(conn: Connection, sandboxName: string): Promise<string> {
   const sandbox = await conn.kube
     .get<SandboxObject>(SANDBOXES, conn.namespace, sandboxName)
