@@ -4,7 +4,12 @@
 // beside the node agent's spawn floor measured in the same run: a bare `runc run` of the same
 // image's root. Prints a table and the ratios, writes bench/results/sdk-<timestamp>.json and .png.
 //
-//   npm run bench:sdk -- [--claims 30] [--cold 5] [--pool 3] [--diagnose]
+//   npm run bench:sdk -- [--claims 30] [--cold 5] [--pool 3] [--diagnose] [--ab-sdk DIR]
+//
+// --ab-sdk DIR: the warm and the cold rounds alternate (A B B A) between this tree's SDK and DIR's
+// (DIR/packages/sdk/src, its own imports resolved from DIR/node_modules: a copy of another
+// commit's packages/sdk beside a link to this tree's node_modules changes the SDK alone), in
+// one process against one `up`; rows and the cold timeline are printed per arm.
 //
 // --diagnose: `up` runs under --cpu-prof and its audit log and output are kept beside the JSON,
 // which then holds each warm round's start on the monotonic clock; `npx tsx bench/sdk/diagnose.ts
@@ -20,6 +25,7 @@ import { SANDBOX_CLAIMS, SANDBOXES } from '@agent-sandbox/controllers';
 import type { KubeClient } from '@agent-sandbox/kube';
 import type { KubeObject } from '@agent-sandbox/kube-types';
 import { Sandbox, type ConnectionOptions } from '@agent-sandbox/sdk';
+const SDK_A: Pick<Sdk, 'Sandbox'> = { Sandbox };
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -28,8 +34,8 @@ import {
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { percentiles, type Percentiles } from '../claims/stats.ts';
 import { floors, timeToOutput } from '../node/floors.ts';
@@ -53,6 +59,7 @@ const { values } = parseArgs({
     cold: { type: 'string', default: '5' },
     pool: { type: 'string', default: '3' },
     diagnose: { type: 'boolean', default: false },
+    'ab-sdk': { type: 'string' },
   },
 });
 const positive = (flag: string, v: string): number => {
@@ -64,6 +71,12 @@ const positive = (flag: string, v: string): number => {
 const claims = positive('claims', values.claims);
 const coldRounds = positive('cold', values.cold);
 const poolSize = positive('pool', values.pool);
+type Sdk = typeof import('@agent-sandbox/sdk');
+const sdkB = values['ab-sdk']
+  ? ((await import(
+      pathToFileURL(join(resolve(values['ab-sdk']), 'packages/sdk/src/index.ts')).href
+    )) as Sdk)
+  : undefined;
 const log = (m: string): void => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const IMAGE = 'localhost/bench/busybox:v1';
 const POOL = 'bench';
@@ -98,11 +111,12 @@ async function createToOutput(
   source: object,
   kube: KubeClient,
   seen: ReturnType<typeof watchMilestones>,
+  sdk: Pick<Sdk, 'Sandbox'>,
 ): Promise<Sample> {
   spans.reset();
   const startedAt = { epochMs: Date.now(), monoUs: Number(process.hrtime.bigint() / 1000n) };
   const t0 = performance.now();
-  const sandbox = await Sandbox.create({ ...conn, tracerProvider, ...source });
+  const sandbox = await sdk.Sandbox.create({ ...conn, tracerProvider, ...source });
   try {
     const createMs = performance.now() - t0;
     const firstOutputMs = await untilOutput(sandbox).catch(captureFor(kube, sandbox.sandboxName));
@@ -193,22 +207,27 @@ interface TimelineRow {
   step: Percentiles | undefined;
 }
 let timeline: TimelineRow[] | undefined;
-let coldTimeline: TimelineRow[] | undefined;
+let coldTimeline: Record<string, TimelineRow[]> = {};
 let warmRounds: Pick<Sample, 'startedAt' | 'timeline'>[] | undefined;
-let coldRoundsSeen: ColdRound[] = [];
+/** Per arm (`cold`, and `cold B` under --ab-sdk): its rounds, for the cold timeline. */
+const coldRoundsSeen: Record<string, ColdRound[]> = {};
 let coldMilestones: ReturnType<typeof watchMilestones> | undefined;
 
 const readOr = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
 
-/** The cold rounds' timeline table, from up's audit log and up.log (read once up has stopped). */
-function coldTable(upDir: string): TimelineRow[] {
+/** Each arm's cold timeline table, from up's audit log and up.log (read once up has stopped). */
+function coldTables(upDir: string): Record<string, TimelineRow[]> {
   const audit = jsonLines<AuditLine>(readOr(join(upDir, 'audit.log')));
   const upLog = jsonLines<UpLogLine>(
     readOr(join(upDir, 'up.log.1')) + readOr(join(upDir, 'up.log')),
   );
   const watched = coldMilestones ?? { pods: new Map(), sandboxes: new Map() };
-  const rounds = coldRoundsSeen.map((r) => coldTimelineOf(r, audit, upLog, watched));
-  return timelineTable(COLD_POINTS, rounds);
+  const out: Record<string, TimelineRow[]> = {};
+  for (const [arm, seen] of Object.entries(coldRoundsSeen)) {
+    const rounds = seen.map((r) => coldTimelineOf(r, audit, upLog, watched));
+    out[arm] = timelineTable(COLD_POINTS, rounds);
+  }
+  return out;
 }
 
 /**
@@ -256,7 +275,10 @@ try {
   const kube = await applyBenchPool(kubeconfig, POOL, IMAGE, poolSize);
   const stopWatch = new AbortController();
   const seen = watchMilestones(kube, 'default', stopWatch.signal);
-  const round = (source: object) => () => createToOutput(conn, source, kube, seen);
+  const round =
+    (source: object, sdk = SDK_A) =>
+    () =>
+      createToOutput(conn, source, kube, seen, sdk);
   try {
     await untilPoolReady(kube, POOL, poolSize);
     log('pool ready; floors');
@@ -270,19 +292,41 @@ try {
     // One untimed round so the SDK's and the daemon's code is loaded and compiled.
     await untilPoolReady(kube, POOL, poolSize);
     await sampleInto([], 'warm-up', round({ warmPool: POOL }));
+    /** Round i's arm under --ab-sdk: A B B A. */
+    const armB = (i: number): Pick<Sdk, 'Sandbox'> | undefined =>
+      i % 4 === 1 || i % 4 === 2 ? sdkB : undefined;
     const warm: Sample[] = [];
+    const warmB: Sample[] = [];
     for (let i = 0; i < claims; i++) {
       // Sized to keep up: each claim finds a full pool (refills are not what is measured).
       await untilPoolReady(kube, POOL, poolSize);
-      await sampleInto(warm, 'warm', round({ warmPool: POOL }));
+      const b = armB(i);
+      const source = { warmPool: POOL };
+      await (b
+        ? sampleInto(warmB, 'warm B', round(source, b))
+        : sampleInto(warm, 'warm', round(source)));
       if (i % 10 === 9) log(`warm ${i + 1}/${claims}`);
     }
     const cold: Sample[] = [];
-    for (let i = 0; i < coldRounds; i++) await sampleInto(cold, 'cold', round({ template: POOL }));
-    for (const [name, s] of [
+    const coldB: Sample[] = [];
+    for (let i = 0; i < coldRounds; i++) {
+      const b = armB(i);
+      const source = { template: POOL };
+      await (b
+        ? sampleInto(coldB, 'cold B', round(source, b))
+        : sampleInto(cold, 'cold', round(source)));
+    }
+    const arms: (readonly [string, Sample[]])[] = [
       ['warm', warm],
       ['cold', cold],
-    ] as const) {
+      ...(sdkB
+        ? ([
+            ['warm B', warmB],
+            ['cold B', coldB],
+          ] as const)
+        : []),
+    ];
+    for (const [name, s] of arms) {
       result[`${name} create → first output`] = percentiles(s.map((x) => x.firstOutputMs));
       result[`${name} create() → Ready`] = percentiles(s.map((x) => x.createMs));
       result[`${name} Ready → first output`] = percentiles(
@@ -295,11 +339,12 @@ try {
       warm.map((s) => s.timeline),
     );
     warmRounds = warm.map((s) => ({ startedAt: s.startedAt, timeline: s.timeline }));
-    coldRoundsSeen = cold.map((s) => ({
-      name: s.claimName ?? '',
-      t0: s.startedAt.epochMs,
-      sdk: s.timeline,
-    }));
+    for (const [arm, s] of arms.filter(([a]) => a.startsWith('cold')))
+      coldRoundsSeen[arm] = s.map((x) => ({
+        name: x.claimName ?? '',
+        t0: x.startedAt.epochMs,
+        sdk: x.timeline,
+      }));
     coldMilestones = seen;
   } finally {
     stopWatch.abort();
@@ -309,7 +354,7 @@ try {
 } finally {
   const code = await stopUp(up);
   leaks = upLeaks(dataDir, network);
-  coldTimeline = coldTable(dataDir);
+  coldTimeline = coldTables(dataDir);
   if (code !== 0) log(`up exited with ${code}`);
   if (values.diagnose) {
     copyFileSync(join(dataDir, 'audit.log'), `${base}.audit.log`);
@@ -351,7 +396,7 @@ function printTimeline(kind: string, rows: readonly TimelineRow[]): void {
     );
 }
 printTimeline('warm', timeline ?? []);
-printTimeline('cold', coldTimeline ?? []);
+for (const [arm, rows] of Object.entries(coldTimeline)) printTimeline(arm, rows);
 console.log('\n| ratio | value |\n| --- | --- |');
 for (const [k, v] of Object.entries(ratios)) console.log(`| ${k} | ${v.toFixed(1)} |`);
 console.log('\n| target | met |\n| --- | --- |');
@@ -372,7 +417,7 @@ writeFileSync(
       machine,
       result,
       timeline: timeline ?? [],
-      coldTimeline: coldTimeline ?? [],
+      coldTimeline,
       ratios,
       targets,
       failures,
