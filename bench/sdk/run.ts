@@ -203,11 +203,11 @@ interface TimelineRow {
   source: string;
   /** ms after create() was called, over the rounds that saw the point. */
   at: Percentiles | undefined;
-  /** ms since the point before it in the same round (the table's order). */
+  /** ms since the nearest point above it (the table's order) that the same round saw. */
   step: Percentiles | undefined;
 }
 let timeline: TimelineRow[] | undefined;
-let coldTimeline: Record<string, TimelineRow[]> = {};
+let coldTimeline: Record<string, TimelineRow[]> | undefined;
 let warmRounds: Pick<Sample, 'startedAt' | 'timeline'>[] | undefined;
 /** Per arm (`cold`, and `cold B` under --ab-sdk): its rounds, for the cold timeline. */
 const coldRoundsSeen: Record<string, ColdRound[]> = {};
@@ -396,7 +396,7 @@ function printTimeline(kind: string, rows: readonly TimelineRow[]): void {
     );
 }
 printTimeline('warm', timeline ?? []);
-for (const [arm, rows] of Object.entries(coldTimeline)) printTimeline(arm, rows);
+for (const [arm, rows] of Object.entries(coldTimeline ?? {})) printTimeline(arm, rows);
 console.log('\n| ratio | value |\n| --- | --- |');
 for (const [k, v] of Object.entries(ratios)) console.log(`| ${k} | ${v.toFixed(1)} |`);
 console.log('\n| target | met |\n| --- | --- |');
@@ -417,7 +417,7 @@ writeFileSync(
       machine,
       result,
       timeline: timeline ?? [],
-      coldTimeline,
+      coldTimeline: coldTimeline ?? {},
       ratios,
       targets,
       failures,
