@@ -60,8 +60,8 @@ export interface CreateHooks {
    */
   onAssigned?: (sandboxName: string) => void;
   /**
-   * The claim reports its Sandbox's Pod IPs but is not Ready yet (a cold Sandbox's Pod runs, its
-   * daemon is starting): the caller may dial the daemon now. Called once per set of IPs.
+   * The claim (or the image's Sandbox) reports Pod IPs but is not Ready yet (a cold Sandbox's Pod
+   * runs, its daemon is starting): the caller may dial the daemon now. Once per set of IPs.
    */
   onAddress?: (podIPs: string[]) => void;
 }
@@ -116,44 +116,14 @@ export async function createSandbox(
     timeoutMs: spec.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
     signal: spec.signal,
   };
-  if (kind === 'image') {
-    return withWatch<SandboxObject, Created>(conn, SANDBOXES, input.name, wait, async (opened) => {
-      const sandbox = await createOrExplain(
-        conn,
-        SANDBOXES,
-        desiredImageSandbox(input, spec.image ?? ''),
-      );
-      mark('sandbox.created');
-      return rollbackOnFailure(conn, SANDBOXES, sandbox, async () => {
-        const podIPs = await waitFor<SandboxObject, string[]>(
-          conn.kube,
-          SANDBOXES,
-          conn.namespace,
-          input.name,
-          {
-            ...wait,
-            initial: sandbox,
-            opened,
-            what: `Sandbox ${conn.namespace}/${input.name} Ready`,
-          },
-          (s) =>
-            conditionOf(s, 'Ready')?.status === 'True' ? (s.status?.podIPs ?? []) : undefined,
-        );
-        mark('sandbox.ready');
-        return { claimName: undefined, sandboxName: input.name, podIPs };
-      });
-    });
-  }
+  const addressed = addressOnce(hooks);
+  if (kind === 'image')
+    return createImageSandbox(conn, input, spec.image ?? '', wait, mark, addressed);
   let pool = spec.warmPool ?? '';
   if (kind === 'template') pool = await ensureShadowPool(conn, spec.template ?? '');
   let assigned: string | undefined;
-  let addressed = '';
   const onClaim = (c: ClaimObject): void => {
-    const podIPs = c.status?.sandbox?.podIPs ?? [];
-    if (podIPs.length > 0 && podIPs.join() !== addressed && !isReady(c)) {
-      addressed = podIPs.join();
-      hooks.onAddress?.(podIPs);
-    }
+    addressed(c.status?.sandbox?.podIPs ?? [], isReady(c));
     const chosen = c.metadata.annotations?.[Annotations.SandboxName];
     if (!chosen || chosen === assigned) return;
     assigned = chosen;
@@ -172,6 +142,52 @@ export async function createSandbox(
       });
       mark('sandbox.ready');
       return { claimName: input.name, sandboxName: bound.name, podIPs: bound.podIPs };
+    });
+  });
+}
+
+/** CreateHooks.onAddress, called once per set of Pod IPs reported before Ready. */
+function addressOnce(hooks: CreateHooks): (podIPs: string[], ready: boolean) => void {
+  let addressed = '';
+  return (podIPs, ready) => {
+    if (podIPs.length === 0 || ready || podIPs.join() === addressed) return;
+    addressed = podIPs.join();
+    hooks.onAddress?.(podIPs);
+  };
+}
+
+/** The image source: a Sandbox of our own (no claim), waited for until Ready. */
+function createImageSandbox(
+  conn: Connection,
+  input: ObjectInput,
+  image: string,
+  wait: { timeoutMs: number; signal?: AbortSignal | undefined },
+  mark: MarkEvent,
+  addressed: (podIPs: string[], ready: boolean) => void,
+): Promise<Created> {
+  return withWatch<SandboxObject, Created>(conn, SANDBOXES, input.name, wait, async (opened) => {
+    const sandbox = await createOrExplain(conn, SANDBOXES, desiredImageSandbox(input, image));
+    mark('sandbox.created');
+    return rollbackOnFailure(conn, SANDBOXES, sandbox, async () => {
+      const podIPs = await waitFor<SandboxObject, string[]>(
+        conn.kube,
+        SANDBOXES,
+        conn.namespace,
+        input.name,
+        {
+          ...wait,
+          initial: sandbox,
+          opened,
+          what: `Sandbox ${conn.namespace}/${input.name} Ready`,
+        },
+        (s) => {
+          const ready = conditionOf(s, 'Ready')?.status === 'True';
+          addressed(s.status?.podIPs ?? [], ready);
+          return ready ? (s.status?.podIPs ?? []) : undefined;
+        },
+      );
+      mark('sandbox.ready');
+      return { claimName: undefined, sandboxName: input.name, podIPs };
     });
   });
 }

@@ -9,13 +9,15 @@ import { join } from 'node:path';
 /** The daemon and the temp dir (`base`; its root is `base/root`) the caller removes. */
 export async function startTestSandboxd(
   prefix: string,
+  /** The gRPC port to listen on. @default a free one */
+  grpcPort = 0,
 ): Promise<{ daemon: SandboxdHandle; base: string }> {
   const base = await mkdtemp(join(tmpdir(), prefix));
   const daemon = await startSandboxd({
     rootDir: join(base, 'root'),
     listenHost: '127.0.0.1',
     restPort: 0,
-    grpcPort: 0,
+    grpcPort,
     legacyPort: -1,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base },
   });

@@ -44,7 +44,16 @@ export interface SdkWorld {
   close(): Promise<void>;
 }
 
-export async function openSdkWorld(options: { podIp?: string } = {}): Promise<SdkWorld> {
+export interface SdkWorldOptions {
+  podIp?: string;
+  /**
+   * Set: each Pod is reported Running on the IP but not Ready until this resolves (a node whose
+   * daemon starts after the container runs). @default Running and Ready at once
+   */
+  readyWhen?: (podName: string) => Promise<void>;
+}
+
+export async function openSdkWorld(options: SdkWorldOptions = {}): Promise<SdkWorld> {
   const server = await startTestApiServer({ crds: readOurCrds() });
   const client = new KubeClient({ config: kubeConfigFromFile(server.kubeconfigPath) });
   const namespace = `sdk-${randomBytes(4).toString('hex')}`;
@@ -69,6 +78,7 @@ export async function openSdkWorld(options: { podIp?: string } = {}): Promise<Sd
     namespace,
     options.podIp ?? '127.0.0.1',
     abort.signal,
+    options.readyWhen,
   );
   return {
     server,
@@ -111,12 +121,16 @@ export async function openSdkWorld(options: { podIp?: string } = {}): Promise<Sd
   };
 }
 
-/** Plays the kubelet: every Pod in `namespace` is reported Running and Ready on `ip`. */
+/**
+ * Plays the kubelet: every Pod in `namespace` is reported Running and Ready on `ip` (Running
+ * first, and Ready once `readyWhen` resolves, when given).
+ */
 async function runScriptedKubelet(
   client: KubeClient,
   namespace: string,
   ip: string,
   signal: AbortSignal,
+  readyWhen?: (podName: string) => Promise<void>,
 ): Promise<void> {
   const informer = new Informer<Pod & KubeObject>({ client, resource: PODS, namespace });
   const started = new Set<string>();
@@ -125,30 +139,37 @@ async function runScriptedKubelet(
     if (started.has(uid) || pod.metadata.deletionTimestamp || pod.status?.phase === 'Running')
       return;
     started.add(uid);
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const status = {
-      phase: 'Running',
-      podIP: ip,
-      podIPs: [{ ip }],
-      conditions: [
-        { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
-        { type: 'Ready', status: 'True', lastTransitionTime: now },
-      ],
-    };
-    client
-      .patch(
+    const name = pod.metadata.name ?? '';
+    const report = (ready: boolean): Promise<unknown> =>
+      client.patch(
         PODS,
         namespace,
-        pod.metadata.name ?? '',
-        { type: 'merge', body: { status } },
+        name,
+        { type: 'merge', body: { status: runningStatus(ip, ready) } },
         { subresource: 'status', signal },
-      )
-      .catch((err: unknown) => {
-        if (!isNotFound(err) && !signal.aborted) started.delete(uid);
-      });
+      );
+    const reported = readyWhen
+      ? report(false).then(() => readyWhen(name).then(() => report(true)))
+      : report(true);
+    reported.catch((err: unknown) => {
+      if (!isNotFound(err) && !signal.aborted) started.delete(uid);
+    });
   };
   informer.addHandlers({ onAdd: start, onUpdate: (_old, pod) => start(pod) });
   await informer.run(signal);
+}
+
+function runningStatus(ip: string, ready: boolean): Record<string, unknown> {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    phase: 'Running',
+    podIP: ip,
+    podIPs: [{ ip }],
+    conditions: [
+      { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+      { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: now },
+    ],
+  };
 }
 
 async function untilPoolReady(
