@@ -1,8 +1,8 @@
 // A cold create dials the daemon while it starts: the Pod is reported Running on its IP first,
-// the daemon's port opens a moment later (a proxy to a real sandboxd, which counts who connects:
-// only the SDK dials it), and the Pod is reported Ready only once the daemon has answered a
-// connection — made by the SDK before it saw Ready. The first command then runs on that one
-// connection. Without the early dial nobody connects, Ready never comes and the create times
+// the daemon's port opens a moment later (a proxy to a real sandboxd, which counts the
+// connections that spoke: only the SDK dials it; its bare probes say nothing), and the Pod is
+// reported Ready only once the daemon has answered a connection the SDK spoke on — made before
+// it saw Ready. The first command then runs on that one connection. Without the early dial nobody connects, Ready never comes and the create times
 // out. Both sources that make a Sandbox of their own: a template (its claim) and an image.
 // eslint-disable-next-line no-restricted-imports -- the test runs a real daemon
 import type { SandboxdHandle } from '@agent-sandbox/sandboxd';
@@ -22,22 +22,27 @@ import { openSdkWorld, type SdkWorld } from '../testing/world.ts';
 
 interface Proxy {
   close(): Promise<void>;
-  count: { taken: number; answered: number };
+  /** Connections whose client sent something, and those of them the daemon answered. */
+  count: { spoken: number; answered: number };
 }
 
-/** A TCP proxy on `port` to `target`: how many connections it took, how many were answered. */
+/** A TCP proxy on `port` to `target` that counts the connections that spoke. */
 function proxy(port: number, target: number): Promise<Proxy> {
-  const count = { taken: 0, answered: 0 };
+  const count = { spoken: 0, answered: 0 };
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
-    count.taken++;
     const daemon = connect(target, '127.0.0.1');
     for (const s of [client, daemon]) {
       sockets.add(s);
       s.on('error', () => s.destroy());
       s.once('close', () => sockets.delete(s));
     }
-    daemon.once('data', () => count.answered++);
+    let spoke = false;
+    client.once('data', () => ((spoke = true), count.spoken++));
+    daemon.on('data', () => {
+      if (spoke) count.answered++;
+      spoke = false; // counted once
+    });
     client.pipe(daemon).pipe(client);
   });
   const close = (): Promise<void> => {
@@ -109,7 +114,7 @@ describe('a cold create dials the daemon while it starts', () => {
         );
         expect(ready).toBeDefined();
         expect(dialling ?? Infinity).toBeLessThan(ready ?? 0);
-        expect(port?.count).toEqual({ taken: 1, answered: 1 }); // the command used that one
+        expect(port?.count).toEqual({ spoken: 1, answered: 1 }); // the command used that one
       } finally {
         await sandbox.kill();
         await sandbox.close();
