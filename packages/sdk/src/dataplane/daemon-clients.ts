@@ -124,16 +124,17 @@ export class DaemonClients {
     for (const a of this.#connectedAt.keys()) if (drop(a)) this.#connectedAt.delete(a);
   }
 
-  /**
-   * A failed attempt's credentials go with it when no other client at the address holds them:
-   * each connect left its listener on their signal (Node's socket never removes it), and a
-   * channel refused again and again would pile them up.
-   */
+  /** Destroys dialUntilListening's open probes (close(), or the create that wanted them ended). */
   #endProbes(): void {
     for (const socket of this.#probes) socket.destroy();
     this.#probes.clear();
   }
 
+  /**
+   * A failed attempt's credentials go with it when no other client at the address holds them:
+   * each connect left its listener on their signal (Node's socket never removes it), and a
+   * channel refused again and again would pile them up.
+   */
   #dropUnusedCredentials(address: string): void {
     for (const key of this.#clients.keys()) if (key.endsWith(`@${address}`)) return;
     this.#credentials.get(address)?.close();

@@ -2,8 +2,8 @@
 // the daemon's port opens a moment later (a proxy to a real sandboxd, which counts the
 // connections that spoke: only the SDK dials it; its bare probes say nothing), and the Pod is
 // reported Ready only once the daemon has answered a connection the SDK spoke on — made before
-// it saw Ready. The first command then runs on that one connection. Without the early dial nobody connects, Ready never comes and the create times
-// out. Both sources that make a Sandbox of their own: a template (its claim) and an image.
+// it saw Ready. The first command then runs on that one connection. Without the early dial
+// nobody connects, Ready never comes and the create times out. Both sources that make a Sandbox of their own: a template (its claim) and an image.
 // eslint-disable-next-line no-restricted-imports -- the test runs a real daemon
 import type { SandboxdHandle } from '@agent-sandbox/sandboxd';
 import {
