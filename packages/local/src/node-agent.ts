@@ -121,6 +121,11 @@ export function nodeAgentComponent(o: EmbeddedNodeAgentOptions): Component {
                 o.log?.warn({ err: String(err) }, 'pods get no in-sandbox daemon');
                 return undefined;
               });
+        if (injection?.codeCacheOff !== undefined)
+          o.log?.warn(
+            { err: injection.codeCacheOff },
+            'the in-sandbox daemon starts without its code cache',
+          );
         const agent = new NodeAgent({
           client,
           facts: hostNodeFacts(o.nodeName),

@@ -206,12 +206,13 @@ async function isolationFacts(pod: string) {
   return { self, primary, who };
 }
 
-/** Kills the daemon from inside the container (its cmdline names sandboxd.mjs; the pattern is
- * written so that this shell's own cmdline does not match it). */
+/** Kills the daemon from inside the container (its cmdline names sandboxd-boot.cjs, or
+ * sandboxd.mjs without its code cache; the pattern is written so that this shell's own cmdline
+ * does not match it). */
 const KILL_DAEMON = [
   'sh',
   '-c',
-  'for p in /proc/[0-9]*; do grep -q "sandboxd[.]mjs" $p/cmdline 2>/dev/null && kill -9 ${p#/proc/}; done; true',
+  'for p in /proc/[0-9]*; do grep -q "sandboxd[.-]" $p/cmdline 2>/dev/null && kill -9 ${p#/proc/}; done; true',
 ];
 
 describe.each([

@@ -104,6 +104,9 @@ describe('sandboxd injected by the node agent', () => {
         status: 'ok',
         message: 'Sandbox Runtime is active.',
       });
+      // The code-cached launch (ADR 0045): node runs the boot script beside the bundle and cache.
+      const cmdlines = await inPod(name, ['sh', '-c', 'cat /proc/[0-9]*/cmdline | tr "\\0" " "']);
+      expect(cmdlines.out).toContain('/.sbx/node /.sbx/sandboxd-boot.cjs');
       expect(await execute(name, "sh -c 'echo $(pwd) from busybox; exit 4'")).toMatchObject({
         stdout: '/workspace from busybox\n',
         exit_code: 4,
@@ -135,7 +138,7 @@ describe('sandboxd injected by the node agent', () => {
       'wget -qO- -T 2 http://127.0.0.1:8888/ || echo nothing-on-8888; cat /proc/[0-9]*/cmdline';
     const r = await inPod('no-daemon', ['sh', '-c', probe]);
     expect(r.out).toContain('nothing-on-8888');
-    expect(r.out).not.toContain('sandboxd.mjs');
+    expect(r.out).not.toMatch(/sandboxd[.-]/);
     await client.delete(PODS, 'default', 'no-daemon');
   }, 60_000);
 });

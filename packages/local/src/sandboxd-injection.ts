@@ -9,6 +9,7 @@ import type { Container, Pod } from '@agent-sandbox/kube-types';
 import type { PodDaemon } from '@agent-sandbox/kubelet';
 import {
   SANDBOXD_DEFAULT_PORTS,
+  buildCodeCachedBundle,
   bundleSandboxd,
   describeHostBinary,
   sandboxdLaunch,
@@ -24,6 +25,8 @@ export const DEFAULT_DAEMON_ROOT = '/workspace';
 export interface SandboxdInjection {
   mounts: { destination: string; source: string }[];
   daemon: PodDaemon;
+  /** Why the daemon runs from the plain bundle, not its code cache (ADR 0045); the caller logs it. */
+  codeCacheOff?: string;
 }
 
 /** Pure: the daemon's argv for one container, or undefined when the Pod opts out. */
@@ -51,17 +54,27 @@ const optional = (path: string): Promise<HostBinary | undefined> =>
   describeHostBinary(path).catch(() => undefined);
 
 /**
- * Bundles the daemon into `dir` and describes the host files it needs. Rejects (the caller runs
- * without the daemon and says why) when esbuild or `ldd` is missing.
+ * Bundles the daemon into `dir` (with its code cache where it can be made, else the plain bundle
+ * and `codeCacheOff`) and describes the host files it needs. Rejects (the caller runs without
+ * the daemon and says why) when esbuild or `ldd` is missing.
  */
 export async function prepareSandboxd(dir: string): Promise<SandboxdInjection> {
   const bundlePath = join(dir, 'sandboxd.mjs');
   await bundleSandboxd(bundlePath);
+  // The Pods run this process's node, so it makes the cache (V8 takes only its own).
+  let codeCacheOff: string | undefined;
+  const codeCache = await buildCodeCachedBundle(join(dir, 'code-cache'), process.execPath).catch(
+    (err: unknown) => {
+      codeCacheOff = err instanceof Error ? err.message : String(err);
+      return undefined;
+    },
+  );
   const script = await optional('/usr/bin/script');
   const stty = await optional('/usr/bin/stty');
   const launch = sandboxdLaunch({
     node: await describeHostBinary(process.execPath),
     bundlePath,
+    ...(codeCache ? { codeCache } : {}),
     ...(script ? { script } : {}),
     ...(stty ? { stty } : {}),
   });
@@ -74,5 +87,6 @@ export async function prepareSandboxd(dir: string): Promise<SandboxdInjection> {
       // (gRPC or REST) or the upstream SDK's (legacy) must find the daemon listening.
       readyPorts: () => SANDBOXD_DEFAULT_PORTS,
     },
+    ...(codeCacheOff !== undefined ? { codeCacheOff } : {}),
   };
 }

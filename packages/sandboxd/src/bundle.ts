@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 const META_URL = ['import', 'meta', 'url'].join('.');
 
 export const SANDBOXD_ENTRY = fileURLToPath(new URL('./main.ts', import.meta.url));
+/** The code-cached launch's bundle exports runSandboxd and runs nothing (code-cache.ts). */
+export const SANDBOXD_COMMONJS_ENTRY = fileURLToPath(new URL('./run.ts', import.meta.url));
 
 /** Writes the bundle to `outFile`; resolves with its size in bytes. */
 export async function bundleSandboxd(outFile: string): Promise<number> {
@@ -28,6 +30,28 @@ export async function bundleSandboxd(outFile: string): Promise<number> {
     banner: {
       js: `import { createRequire as __cr } from 'node:module'; const require = __cr(${META_URL});`,
     },
+    logLevel: 'error',
+  });
+  return Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+}
+
+/**
+ * Writes the daemon as one CommonJS file exporting runSandboxd, for the code-cached launch (a
+ * code cache needs a script vm.Script compiles, not an ES module); resolves with its size.
+ */
+export async function bundleSandboxdCommonJs(outFile: string): Promise<number> {
+  const { build } = await import('esbuild');
+  await mkdir(path.dirname(outFile), { recursive: true });
+  const result = await build({
+    entryPoints: [SANDBOXD_COMMONJS_ENTRY],
+    outfile: outFile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minify: true,
+    metafile: true,
+    legalComments: 'none',
     logLevel: 'error',
   });
   return Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);

@@ -14,4 +14,5 @@ export {
   type LaunchOptions,
 } from './launch.ts';
 export { bundleSandboxd } from './bundle.ts';
+export { buildCodeCachedBundle, type CodeCachedBundle } from './code-cache.ts';
 export { stageLaunchDir } from './launch-dir.ts';

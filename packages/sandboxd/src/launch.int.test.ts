@@ -1,6 +1,7 @@
 // The packaging contract end to end: the esbuild bundle, started through the host's loader with
 // node, its libraries, script and stty mounted read-only (sandboxdLaunch), inside a busybox
-// rootfs under bubblewrap — an image with no Node and no libc — serves REST, legacy and gRPC.
+// rootfs under bubblewrap — an image with no Node and no libc — serves REST, legacy and gRPC,
+// compiled from the code cache the host's node made (ADR 0045).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleSandboxd } from './bundle.ts';
+import { buildCodeCachedBundle } from './code-cache.ts';
 import { describeHostBinary, sandboxdLaunch } from './launch.ts';
 import { collect, upstreamProcessClient } from './testing/grpc-clients.ts';
 import { raw } from './testing/http.ts';
@@ -29,6 +31,7 @@ const freePort = () =>
 
 let base: string;
 let daemon: ChildProcess | undefined;
+let serving: Record<string, unknown> = {};
 const ports = { rest: 0, grpc: 0, legacy: 0 };
 
 beforeAll(async () => {
@@ -52,6 +55,7 @@ beforeAll(async () => {
     script: await describeHostBinary('/usr/bin/script'),
     stty: await describeHostBinary('/usr/bin/stty'),
     bundlePath: bundle,
+    codeCache: await buildCodeCachedBundle(path.join(base, 'code-cache'), process.execPath),
     flags: [
       '--listen-host',
       '127.0.0.1',
@@ -95,8 +99,9 @@ beforeAll(async () => {
   daemon.stderr?.on('data', (b: Buffer) => (log += b.toString()));
   for (let i = 0; i < 100 && !log.includes('"serving"'); i++)
     await new Promise((r) => setTimeout(r, 100));
-  if (!log.includes('"serving"'))
-    throw new Error(`daemon did not start in the busybox rootfs: ${log}`);
+  const line = log.split('\n').find((l) => l.includes('"serving"'));
+  if (!line) throw new Error(`daemon did not start in the busybox rootfs: ${log}`);
+  serving = JSON.parse(line) as Record<string, unknown>;
 }, 60_000);
 
 afterAll(async () => {
@@ -116,8 +121,12 @@ describe.skipIf(!ready)('sandboxd in a busybox image with no Node and no libc', 
     // No /lib, /usr or node in the image: only busybox and what the launch contract mounted.
     expect(r.json()).toMatchObject({
       exit_code: 0,
-      stdout: 'from-image\nbin\ndev\nproc\ntmp\nworkspace\nbin\nlib\nnode\nsandboxd.mjs\n',
+      stdout:
+        'from-image\nbin\ndev\nproc\ntmp\nworkspace\nbin\nlib\nnode\nsandboxd-boot.cjs\nsandboxd.cjs\nsandboxd.cjs.cache\n',
     });
+  });
+  it('compiled the bundle from the code cache, not from source', () => {
+    expect(serving).toMatchObject({ codeCache: 'used' });
   });
   it('gives Start a PTY through the mounted script', async () => {
     const client = upstreamProcessClient(`127.0.0.1:${ports.grpc}`);

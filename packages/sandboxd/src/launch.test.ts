@@ -59,4 +59,17 @@ describe('sandboxdLaunch', () => {
     ]);
     expect(new Set(l.mounts.map((m) => m.containerPath)).size).toBe(l.mounts.length);
   });
+  it('starts the boot script of a code-cached bundle, with its bundle and cache beside it', () => {
+    const codeCache = {
+      bootPath: '/d/cc/sandboxd-boot.cjs',
+      bundlePath: '/d/cc/sandboxd.cjs',
+      cachePath: '/d/cc/sandboxd.cjs.cache',
+    };
+    const l = sandboxdLaunch({ node, bundlePath: '/d/sandboxd.mjs', codeCache });
+    expect(l.argv.slice(3)).toEqual(['/.sbx/node', '/.sbx/sandboxd-boot.cjs']);
+    const byPath = Object.fromEntries(l.mounts.map((m) => [m.containerPath, m.hostPath]));
+    expect(byPath['/.sbx/sandboxd.cjs']).toBe('/d/cc/sandboxd.cjs');
+    expect(byPath['/.sbx/sandboxd.cjs.cache']).toBe('/d/cc/sandboxd.cjs.cache');
+    expect(byPath['/.sbx/sandboxd.mjs']).toBeUndefined();
+  });
 });

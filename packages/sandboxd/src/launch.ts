@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import type { CodeCachedBundle } from './code-cache.ts';
 
 export interface HostMount {
   hostPath: string;
@@ -32,8 +33,10 @@ export interface HostBinary {
 
 export interface LaunchOptions {
   node: HostBinary;
-  /** Host path of the single-file bundle (bundleSandboxd). */
+  /** Host path of the single-file bundle (bundleSandboxd); run when there is no codeCache. */
   bundlePath: string;
+  /** The code-cached bundle (buildCodeCachedBundle): node runs its boot script instead. */
+  codeCache?: CodeCachedBundle;
   /** PTY helpers; without them Start with a PTY fails with a clear error. */
   script?: HostBinary;
   stty?: HostBinary;
@@ -91,7 +94,13 @@ export function sandboxdLaunch(o: LaunchOptions): SandboxdLaunch {
   for (const b of binaries)
     for (const [soname, p] of Object.entries(b.libraries)) mount(p, `${lib}/${soname}`);
   mount(o.node.path, `${mp}/node`);
-  mount(o.bundlePath, `${mp}/sandboxd.mjs`);
+  let entry = `${mp}/sandboxd.mjs`;
+  if (o.codeCache) {
+    // The three files lie side by side: the boot script finds the others by its own directory.
+    entry = `${mp}/${path.basename(o.codeCache.bootPath)}`;
+    for (const file of [o.codeCache.bootPath, o.codeCache.bundlePath, o.codeCache.cachePath])
+      mount(file, `${mp}/${path.basename(file)}`);
+  } else mount(o.bundlePath, entry);
   const loader = `${lib}/${o.node.loader}`;
   const viaLoader = (file: string) => `${loader} --library-path ${lib} ${file}`;
   const flags = [...(o.flags ?? [])];
@@ -106,6 +115,6 @@ export function sandboxdLaunch(o: LaunchOptions): SandboxdLaunch {
   return {
     mounts: [...mounts.values()],
     mountPoint: mp,
-    argv: [loader, '--library-path', lib, `${mp}/node`, `${mp}/sandboxd.mjs`, ...flags],
+    argv: [loader, '--library-path', lib, `${mp}/node`, entry, ...flags],
   };
 }

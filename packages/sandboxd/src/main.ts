@@ -1,50 +1,5 @@
-// Entry point of the daemon (the only place that reads argv and env): starts every listener,
-// logs one JSON line per event to stderr, and shuts down in upstream's order on SIGTERM/SIGINT.
-import { performance } from 'node:perf_hooks';
-import { startSandboxd } from './daemon.ts';
-import { SandboxdError } from './errors.ts';
-import { parseFlags } from './flags.ts';
+// Entry point of the plain bundle (sandboxd.mjs): the daemon at once. The code-cached launch
+// (code-cache.ts) reaches the same runSandboxd through its boot script.
+import { runSandboxd } from './run.ts';
 
-const log = (msg: string, fields: Record<string, unknown> = {}) =>
-  process.stderr.write(
-    `${JSON.stringify({ ts: new Date().toISOString(), logger: 'sandboxd', msg, ...fields })}\n`,
-  );
-
-async function main(): Promise<void> {
-  // ms since the process began (performance's origin): node's own boot plus this bundle's load.
-  // With servingMs, a slow start says which half was slow (the node logs this line).
-  const loadedMs = Math.round(performance.now());
-  const options = parseFlags(process.argv.slice(2));
-  const env = { ...process.env };
-  // The loader trick (README "Running in any image") sets these for the daemon only.
-  delete env.NODE_OPTIONS;
-  const daemon = await startSandboxd({ ...options, env, log });
-  log('serving', {
-    root: daemon.root,
-    rest: daemon.restUrl,
-    grpc: daemon.grpcAddress,
-    legacy: daemon.legacyUrl,
-    ...(daemon.skipped.length > 0 ? { skipped: daemon.skipped } : {}),
-    loadedMs,
-    servingMs: Math.round(performance.now()),
-  });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log('shutting down', { signal });
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    daemon.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-}
-
-main().catch((err: unknown) => {
-  log('failed to start', { error: err instanceof Error ? err.message : String(err) });
-  process.exit(err instanceof SandboxdError && err.code === 'InvalidArgument' ? 2 : 1);
-});
+runSandboxd();
