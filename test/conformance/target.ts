@@ -2,7 +2,7 @@
 // a client sees: status codes, headers, bodies and watch streams.
 import { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 export interface HttpResult {
@@ -87,6 +87,7 @@ function open(
   path: string,
   opts: RequestOptions,
   onResponse: (res: IncomingMessage) => void,
+  onError: (err: Error) => void = () => undefined,
 ): (body?: string | Buffer) => void {
   const url = new URL(conn.base);
   const headers: Record<string, string> = {
@@ -113,10 +114,43 @@ function open(
         )
       : httpRequest(url, common, onResponse);
   return (body?: string | Buffer) => {
-    req.on('error', () => undefined);
-    req.end(body);
+    req.on('error', onError);
+    if (body === undefined || !expectsContinue(headers)) req.end(body);
+    else sendOnContinue(req, body);
   };
 }
+
+function expectsContinue(headers: Record<string, string>): boolean {
+  return Object.entries(headers).some(
+    ([k, v]) => k.toLowerCase() === 'expect' && v.toLowerCase() === '100-continue',
+  );
+}
+
+/**
+ * `Expect: 100-continue` as curl honours it: the body goes once the server asks for it, or after
+ * a second without an answer. A server that answers first (kube does, for a request it will not
+ * read) never gets it. Writing it anyway races Go's server, which closes a connection whose body
+ * it did not read: the reset could lose the answer already sent (a fuzz case answered "no answer").
+ */
+function sendOnContinue(req: ClientRequest, body: string | Buffer): void {
+  let sent = false;
+  const send = (): void => {
+    if (sent) return;
+    sent = true;
+    clearTimeout(timer);
+    req.end(body);
+  };
+  const timer = setTimeout(send, EXPECT_CONTINUE_WAIT_MS);
+  req.once('continue', send);
+  req.once('response', (res) => {
+    clearTimeout(timer);
+    // The request never finished: its connection cannot carry another one.
+    if (!sent) res.once('end', () => req.destroy());
+  });
+  req.flushHeaders();
+}
+
+const EXPECT_CONTINUE_WAIT_MS = 1_000;
 
 export function targetFor(name: Target['name'], kubeconfigPath: string): Target {
   return targetOn(name, kubeconfigPath, connectionFrom(kubeconfigPath));
@@ -147,21 +181,28 @@ function targetOn(name: Target['name'], kubeconfigPath: string, conn: Connection
       const withLength =
         encoded === undefined ? opts : { ...opts, bodyLength: Buffer.byteLength(encoded) };
       return new Promise((resolve, reject) => {
-        const send = open(conn, method, path, withLength, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let body: unknown = text;
-            try {
-              body = JSON.parse(text);
-            } catch {
-              // Not JSON (e.g. the plain-text 404 page): keep the text.
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-          });
-          res.on('error', reject);
-        });
+        const send = open(
+          conn,
+          method,
+          path,
+          withLength,
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              let body: unknown = text;
+              try {
+                body = JSON.parse(text);
+              } catch {
+                // Not JSON (e.g. the plain-text 404 page): keep the text.
+              }
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+            });
+            res.on('error', reject);
+          },
+          reject,
+        );
         send(encoded);
       });
     },
