@@ -11,47 +11,41 @@ export const SANDBOXD_ENTRY = fileURLToPath(new URL('./main.ts', import.meta.url
 export const SANDBOXD_COMMONJS_ENTRY = fileURLToPath(new URL('./run.ts', import.meta.url));
 
 /** Writes the bundle to `outFile`; resolves with its size in bytes. */
-export async function bundleSandboxd(outFile: string): Promise<number> {
-  const { build } = await import('esbuild');
-  await mkdir(path.dirname(outFile), { recursive: true });
-  const result = await build({
-    entryPoints: [SANDBOXD_ENTRY],
-    outfile: outFile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    minify: true,
-    metafile: true,
-    legalComments: 'none',
-    // CommonJS dependencies (grpc-js, busboy) call require(); give the ESM bundle one. The
-    // banner spells import.meta.url in pieces: the CLI's bundler rewrites that token in source
-    // text to this file's URL, which inside a string literal broke the CLI build.
-    banner: {
-      js: `import { createRequire as __cr } from 'node:module'; const require = __cr(${META_URL});`,
-    },
-    logLevel: 'error',
-  });
-  return Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+export function bundleSandboxd(outFile: string): Promise<number> {
+  return bundle(SANDBOXD_ENTRY, outFile, 'esm');
 }
 
 /**
  * Writes the daemon as one CommonJS file exporting runSandboxd, for the code-cached launch (a
  * code cache needs a script vm.Script compiles, not an ES module); resolves with its size.
  */
-export async function bundleSandboxdCommonJs(outFile: string): Promise<number> {
+export function bundleSandboxdCommonJs(outFile: string): Promise<number> {
+  return bundle(SANDBOXD_COMMONJS_ENTRY, outFile, 'cjs');
+}
+
+async function bundle(entry: string, outFile: string, format: 'esm' | 'cjs'): Promise<number> {
   const { build } = await import('esbuild');
   await mkdir(path.dirname(outFile), { recursive: true });
   const result = await build({
-    entryPoints: [SANDBOXD_COMMONJS_ENTRY],
+    entryPoints: [entry],
     outfile: outFile,
     bundle: true,
     platform: 'node',
     target: 'node20',
-    format: 'cjs',
+    format,
     minify: true,
     metafile: true,
     legalComments: 'none',
+    // CommonJS dependencies (grpc-js, busboy) call require(); give the ESM bundle one. The
+    // banner spells import.meta.url in pieces: the CLI's bundler rewrites that token in source
+    // text to this file's URL, which inside a string literal broke the CLI build.
+    ...(format === 'esm'
+      ? {
+          banner: {
+            js: `import { createRequire as __cr } from 'node:module'; const require = __cr(${META_URL});`,
+          },
+        }
+      : {}),
     logLevel: 'error',
   });
   return Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
