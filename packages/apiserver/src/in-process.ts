@@ -47,15 +47,21 @@ export function inProcessFetch(server: ApiServer, o: InProcessFetchOptions = {})
     });
     const longRunning = classify(init.method, new URL(url)) === 'long-running';
     const timeoutMs = longRunning ? 0 : requestTimeoutMs;
-    const response = await withDeadline(server.handle(request, abort.signal), timeoutMs, () => {
-      abort.abort();
-      return statusResponse(requestTimedOut().status);
-    });
+    // A timed-out handler may still be reading: its answer waits for everything (seen unknown).
+    const answer = await withDeadline<{ response: Response; seen: number | undefined }>(
+      server.handleSeen(request, abort.signal),
+      timeoutMs,
+      () => {
+        abort.abort();
+        return { response: statusResponse(requestTimedOut().status), seen: undefined };
+      },
+    );
+    const { response, seen } = answer;
     // A plain answer is whole now: the caller's signal need not reach the handler any more (a
     // watch keeps it, its abort ends the stream).
     if (!longRunning) init.signal.removeEventListener('abort', stop);
     try {
-      await server.durable();
+      await server.durable(seen);
     } catch (err: unknown) {
       await response.body?.cancel();
       return statusResponse(notDurableStatus(err));

@@ -190,7 +190,7 @@ async function admitted(
   url: URL,
   abort: AbortController,
   ctx: ServeContext,
-): Promise<{ response: Response; release: () => void }> {
+): Promise<{ response: Response; seen: number | undefined; release: () => void }> {
   const method = req.method ?? 'GET';
   const cls = classify(method, url);
   let release = (): void => {};
@@ -201,14 +201,20 @@ async function admitted(
     if (taken) release = taken;
     return taken !== undefined;
   };
-  const handled = server.handle(toRequest(req, url, abort.signal), abort.signal, method, admit);
+  const handled: Promise<{ response: Response; seen: number | undefined }> = server.handleSeen(
+    toRequest(req, url, abort.signal),
+    abort.signal,
+    method,
+    admit,
+  );
   const timeoutMs = cls === 'long-running' ? 0 : ctx.requestTimeoutMs;
   try {
-    const response = await withDeadline(handled, timeoutMs, () => {
+    // A timed-out handler may still be reading: its answer waits for everything (seen unknown).
+    const answer = await withDeadline(handled, timeoutMs, () => {
       abort.abort();
-      return statusBody(requestTimedOut().status);
+      return { response: statusBody(requestTimedOut().status), seen: undefined };
     });
-    return { response, release };
+    return { ...answer, release };
   } catch (err) {
     release();
     throw err;
@@ -232,13 +238,14 @@ async function serveOne(
   try {
     const url = requestUrl(req, ctx.host, ctx.scheme);
     let response: Response;
+    let seen: number | undefined = 0;
     if (url instanceof Response) response = url;
-    else ({ response, release } = await admitted(server, req, url, abort, ctx));
+    else ({ response, seen, release } = await admitted(server, req, url, abort, ctx));
     // A body the handler did not read (all of) must not hold up the connection's next request.
     if (!discardBody(req)) lingerOnClose(res);
-    // The acknowledgement: a write's response, and a read's that may have seen a write, wait
-    // for the group commit's fsync. If it failed the write may be lost, so say so instead.
-    const ok = await server.durable().then(
+    // The acknowledgement: a response waits for the group commit's fsync of the revisions its
+    // request read or wrote (ADR 0046). If it failed they may be lost, so say so instead.
+    const ok = await server.durable(seen).then(
       () => true,
       (err: unknown) => err,
     );

@@ -61,6 +61,7 @@ import { bindingsMethodNotAllowed, bindPod, isBindingRequest } from './resources
 import { requestPath } from './http/raw-path.ts';
 import type { ResourceInfo } from './resources/resource.ts';
 import type { Store } from './storage/store.ts';
+import { revisionNotingStore, withSeenRevision } from './storage/seen-revision.ts';
 import { generateServiceAccountKey } from './tls/service-account-key.ts';
 
 /** A static bearer token and who it is. */
@@ -190,6 +191,9 @@ export class ApiServer {
   readonly #podSecurity: PodSecurity;
 
   constructor(options: ApiServerOptions) {
+    // Every part reads and writes through the noting store, so a request's scope learns the
+    // revisions its answer may reveal (ADR 0046).
+    options = { ...options, store: revisionNotingStore(options.store) };
     this.#options = options;
     const ctx: ServerContext = {
       now: options.context?.now ?? (() => new Date()),
@@ -222,11 +226,20 @@ export class ApiServer {
   }
 
   /**
-   * Settles once everything this server's store has seen is on disk (group commit, ADR 0010):
-   * what a response waits for before it is sent.
+   * Settles once every revision ≤ `upTo` (default: all this server's store has seen) is on disk
+   * (group commit, ADR 0010): what a response waits for before it is sent, with `upTo` the
+   * revision `handleSeen` reports (ADR 0046).
    */
-  durable(): Promise<void> {
-    return this.#parts.store.durable();
+  durable(upTo?: number): Promise<void> {
+    return this.#parts.store.durable(upTo);
+  }
+
+  /** `handle`, reporting the highest revision the request read or wrote (0: none). */
+  async handleSeen(
+    ...args: Parameters<ApiServer['handle']>
+  ): Promise<{ response: Response; seen: number }> {
+    const { result, seen } = await withSeenRevision(() => this.handle(...args));
+    return { response: result, seen };
   }
 
   /** Creates the bootstrap namespaces and CRDs, then starts serving CRDs. */

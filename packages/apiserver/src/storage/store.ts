@@ -158,12 +158,13 @@ export interface Store extends StoreReader, StoreWriter {
   txn<T>(fn: (tx: StoreReader & StoreWriter) => T): T;
 
   /**
-   * Settles once every revision this store has written or read so far is committed and on disk
-   * (`synchronous: 'full'`; otherwise once committed). Acknowledge a write, or answer a read that
-   * may have seen one, only after this: a crash never loses what was acknowledged.
+   * Settles once every revision ≤ `upTo` (default: every revision this store has written or read
+   * so far) is committed and on disk (`synchronous: 'full'`; otherwise once committed).
+   * Acknowledge a write, or answer a read that may have seen one, only after this for the
+   * revisions it saw (ADR 0046): a crash never loses what was acknowledged.
    * @throws StorageError `WriteFailed` (as a rejection) if a commit or fsync failed
    */
-  durable(): Promise<void>;
+  durable(upTo?: number): Promise<void>;
 
   /**
    * Delivers every change to keys starting with `prefix` with revision > `fromRevision`, in

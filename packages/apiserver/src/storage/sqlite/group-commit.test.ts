@@ -30,6 +30,21 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const value = (i: number) => JSON.stringify({ i, pad: 'x'.repeat(200) });
 
 describe('group commit', () => {
+  it('durable(upTo) waits only for revisions up to upTo; one in the open batch is committed first', async () => {
+    const { store } = open();
+    const a = store.create('/k/a', '"a"');
+    await store.durable();
+    const b = store.create('/k/b', '"b"'); // in the open batch: neither committed nor synced
+    const settled: string[] = [];
+    const old = store.durable(a.revision).then(() => settled.push('a'));
+    const pending = store.durable(b.revision).then(() => settled.push('b'));
+    await Promise.resolve();
+    expect(settled).toEqual(['a']);
+    await Promise.all([old, pending]);
+    expect(settled).toEqual(['a', 'b']);
+    await expect(store.durable(Infinity)).resolves.toBeUndefined();
+  });
+
   it('writes made in one event-loop turn share one transaction (far fewer WAL frames)', async () => {
     const walGrowth = async (name: string, perTurn: number) => {
       const { store, path } = open(name);

@@ -97,10 +97,13 @@ export class GroupCommit {
     }
   }
 
-  /** Settles once every revision this connection has seen is committed and on disk. */
-  durable(): Promise<void> {
+  /**
+   * Settles once every revision ≤ `upTo` (default: every revision this connection has seen) is
+   * committed and on disk. A revision still in the open batch is committed with it first.
+   */
+  durable(upTo = Infinity): Promise<void> {
     if (this.#failed) return Promise.reject(this.#failed);
-    const revision = this.#opts.currentRevision();
+    const revision = Math.min(upTo, this.#opts.currentRevision());
     if (revision <= this.#durable) return Promise.resolve();
     const done = new Promise<void>((resolve, reject) => {
       this.#waiters.push({ revision, resolve, reject });

@@ -207,10 +207,10 @@ export class SqliteStore implements Store {
     return this.write('txn', () => fn(this.tx));
   }
 
-  durable(): Promise<void> {
+  durable(upTo?: number): Promise<void> {
     try {
       this.checkOpen();
-      return this.commits.durable();
+      return this.commits.durable(upTo);
     } catch (err: unknown) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
